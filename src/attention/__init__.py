@@ -1,0 +1,72 @@
+"""Scaled dot-product and multi-head attention with explicit mask conventions.
+
+Every mask argument says its convention in its name: ``allowed`` (Boolean, True = may attend),
+``forbidden`` (Boolean, True = masked out) or ``additive`` (float, added to the scores).
+
+>>> import torch, math
+>>> import attention
+>>> q = torch.tensor([[[1.0]]], dtype=torch.float64)                       # [B=1, L=1, D=1]
+>>> k = torch.tensor([[[0.0], [math.log(3.0)]]], dtype=torch.float64)      # [1, S=2, 1]
+>>> v = torch.tensor([[[10.0], [20.0]]], dtype=torch.float64)              # [1, 2, Dv=1]
+>>> out, weights = attention.scaled_dot_product_attention(q, k, v)
+>>> weights, out
+(tensor([[[0.2500, 0.7500]]], dtype=torch.float64), tensor([[[17.5000]]], dtype=torch.float64))
+"""
+
+from attention.conventions import (
+    additive_to_allowed,
+    additive_to_forbidden,
+    allowed_to_additive,
+    allowed_to_forbidden,
+    allowed_to_mha_attn_mask,
+    allowed_to_mha_key_padding_mask,
+    forbidden_to_additive,
+    forbidden_to_allowed,
+    mha_attn_mask_to_allowed,
+    mha_key_padding_mask_to_allowed,
+)
+from attention.cost import AttentionCost, attention_cost
+from attention.masks import (
+    bidirectional_allowed,
+    block_diagonal_allowed,
+    causal_allowed,
+    intersect_allowed,
+    key_padding_allowed,
+    prefix_lm_allowed,
+    query_padding_allowed,
+    sliding_window_allowed,
+    source_padding_allowed,
+    union_allowed,
+)
+from attention.multihead import MultiHeadAttention, mha_parameter_count
+from attention.scaled_dot_product import attention_scores, scaled_dot_product_attention
+
+__all__ = [
+    "AttentionCost",
+    "MultiHeadAttention",
+    "additive_to_allowed",
+    "additive_to_forbidden",
+    "allowed_to_additive",
+    "allowed_to_forbidden",
+    "allowed_to_mha_attn_mask",
+    "allowed_to_mha_key_padding_mask",
+    "attention_cost",
+    "attention_scores",
+    "bidirectional_allowed",
+    "block_diagonal_allowed",
+    "causal_allowed",
+    "forbidden_to_additive",
+    "forbidden_to_allowed",
+    "intersect_allowed",
+    "key_padding_allowed",
+    "mha_attn_mask_to_allowed",
+    "mha_key_padding_mask_to_allowed",
+    "mha_parameter_count",
+    "prefix_lm_allowed",
+    "query_padding_allowed",
+    "scaled_dot_product_attention",
+    "sliding_window_allowed",
+    "source_padding_allowed",
+    "union_allowed",
+]
+__version__ = "0.1.0"
