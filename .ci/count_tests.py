@@ -8,6 +8,7 @@ from pathlib import Path
 
 
 def main(folder: str) -> int:
+    """Print the totals of every JUnit report in ``folder``; non-zero when none passed."""
     reports = sorted(Path(folder).glob("*.xml"))
     passed = failed = skipped = 0
     for report in reports:
