@@ -195,7 +195,7 @@ def mha_attn_mask_to_allowed(attn_mask: Tensor, num_heads: int | None = None) ->
 
 
 def allowed_to_mha_key_padding_mask(allowed: Tensor) -> Tensor:
-    """Key-padding **allowed** (True = real key) ``[B, S]`` or ``[B, 1, S]`` → MHA ``[B, S]``.
+    """Key-padding **allowed** (True = may attend) ``[B, S]`` or ``[B, 1, S]`` → MHA ``[B, S]``.
 
     ``nn.MultiheadAttention``'s ``key_padding_mask`` uses the **forbidden** convention: True
     marks a padded key to ignore.
