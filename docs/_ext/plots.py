@@ -61,7 +61,8 @@ def _new_figure(rows: int, columns: int, panels: int) -> tuple[DisplayFigure, li
     """A figure with ``panels`` side-by-side axes, sized from the matrix so cells stay square."""
     width = max(3.2, CELL_INCHES * columns + 1.1) * panels
     height = max(1.7, CELL_INCHES * rows + 1.2)
-    figure = DisplayFigure(figsize=(width, height), dpi=100)
+    # constrained layout keeps the suptitle, the panel titles and the legend apart
+    figure = DisplayFigure(figsize=(width, height), dpi=100, layout="constrained")
     FigureCanvasAgg(figure)  # attach the Agg canvas: rendering needs no pyplot and no display
     axes = figure.subplots(1, panels, squeeze=False)[0]
     return figure, list(axes)
@@ -139,12 +140,11 @@ def show_mask(
             Patch(color=ALLOWED_COLOUR, label="1 (True) = may attend"),
             Patch(facecolor=FORBIDDEN_COLOUR, edgecolor="#a0aec0", label="0 (False) = masked out"),
         ],
-        loc="lower center",
+        loc="outside lower center",
         ncols=2,
         fontsize=8,
         frameon=False,
     )
-    figure.tight_layout(rect=(0.0, 0.1, 1.0, 1.0))
     return figure
 
 
@@ -184,5 +184,4 @@ def show_weights(
     _ticks(axes, rows_text, cols_text)
     figure.colorbar(image, ax=axes, fraction=0.046, pad=0.04)
     figure.suptitle(title, fontsize=10, family="monospace")
-    figure.tight_layout()
     return figure
