@@ -8,9 +8,9 @@ import re
 import pytest
 
 import attention
-from attention import conventions, cost, errors, masks, multihead, scaled_dot_product
+from attention import conventions, cost, errors, masks, multihead, scaled_dot_product, tiled
 
-MODULES = [attention, conventions, cost, errors, masks, multihead, scaled_dot_product]
+MODULES = [attention, conventions, cost, errors, masks, multihead, scaled_dot_product, tiled]
 PUBLIC = sorted(
     {(name, getattr(module, name)) for module in MODULES for name in module.__all__},
     key=lambda item: item[0],

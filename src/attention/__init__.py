@@ -40,6 +40,7 @@ from attention.masks import (
 )
 from attention.multihead import MultiHeadAttention, mha_parameter_count
 from attention.scaled_dot_product import attention_scores, scaled_dot_product_attention
+from attention.tiled import tiled_attention
 
 __all__ = [
     "AttentionCost",
@@ -67,6 +68,7 @@ __all__ = [
     "scaled_dot_product_attention",
     "sliding_window_allowed",
     "source_padding_allowed",
+    "tiled_attention",
     "union_allowed",
 ]
 __version__ = "0.1.0"

@@ -7,6 +7,8 @@ layers later.
 
 from __future__ import annotations
 
+import math
+
 import torch
 from torch import Tensor
 
@@ -22,6 +24,14 @@ from attention.errors import (
 def shape_str(tensor: Tensor) -> str:
     """Format a tensor's shape as ``[2, 3, 4]`` for error messages."""
     return "[" + ", ".join(str(size) for size in tensor.shape) + "]"
+
+
+def resolve_scale(scale: float | None, d_k: int) -> float:
+    """Return ``scale``, or the default ``1/sqrt(d_k)``; reject a NaN or infinite scale."""
+    factor = 1.0 / math.sqrt(d_k) if scale is None else float(scale)
+    if not math.isfinite(factor):
+        raise NonFiniteError(f"scale must be finite, got {scale!r}")
+    return factor
 
 
 def require_bool(name: str, mask: Tensor) -> None:

@@ -21,8 +21,6 @@ Both are applied *before* the softmax.  A query row with no allowed key raises
 
 from __future__ import annotations
 
-import math
-
 import torch
 from torch import Tensor
 
@@ -32,6 +30,7 @@ from attention._validate import (
     require_additive,
     require_bool,
     require_same_device,
+    resolve_scale,
     shape_str,
 )
 from attention.errors import AttentionShapeError, NoAllowedKeyError, NonFiniteError
@@ -63,8 +62,7 @@ def attention_scores(query: Tensor, key: Tensor, *, scale: float | None = None) 
     >>> attention_scores(q, k)                                   # 2 / sqrt(2)
     tensor([[[1.4142]]], dtype=torch.float64)
     """
-    d_k = query.shape[-1]
-    factor = 1.0 / math.sqrt(d_k) if scale is None else scale
+    factor = resolve_scale(scale, query.shape[-1])
     return (query @ key.transpose(-2, -1)) * factor  # [..., L, S]
 
 
@@ -136,13 +134,13 @@ def scaled_dot_product_attention(
         require_same_device("allowed", allowed, query)
         allowed = broadcast_to("allowed", allowed, shape, "[B, L, S]")  # [B, L, S]
         scores = scores.masked_fill(~allowed, float("-inf"))  # before the softmax
-    _require_an_allowed_key(scores)
+    require_an_allowed_key(scores)
     weights = torch.softmax(scores, dim=-1)  # [B, L, S], over the key axis
     output = weights @ value  # [B, L, Dv]
     return output, weights
 
 
-def _require_an_allowed_key(scores: Tensor) -> None:
+def require_an_allowed_key(scores: Tensor) -> None:
     """Raise :class:`NoAllowedKeyError` naming the first query row whose scores are all -inf."""
     empty = ~(scores > float("-inf")).any(dim=-1)  # [..., L]
     if bool(empty.any()):
