@@ -312,6 +312,11 @@ def test_additive_rejects_nan_and_plus_inf(bad: float, word: str) -> None:
         scaled_dot_product_attention(*_qkv(), additive=additive)
 
 
+def test_additive_in_another_dtype_is_a_type_error() -> None:
+    with pytest.raises(MaskDtypeError, match=r"additive has dtype torch.float64 but the scores"):
+        scaled_dot_product_attention(*_qkv(), additive=torch.zeros(2, 3, dtype=torch.float64))
+
+
 def test_integer_inputs_are_a_type_error() -> None:
     q, k, v = _qkv()
     with pytest.raises(InputDtypeError, match=r"query must be a floating-point tensor"):

@@ -34,6 +34,24 @@ def resolve_scale(scale: float | None, d_k: int) -> float:
     return factor
 
 
+OVERFLOW_MESSAGE = (
+    "scores Q·Kᵀ·scale overflowed to ±inf in {dtype}; the inputs are finite but too large for "
+    "this dtype (compute in a wider dtype or normalise the inputs)"
+)
+
+
+def scores_may_overflow(query: Tensor, key: Tensor, factor: float) -> bool:
+    """Whether some score ``factor·q·k`` could overflow the dtype, so the scores need a check.
+
+    ``|q·k| <= |q|·|k|`` (Cauchy-Schwarz): bounding the largest norms bounds every score without
+    reading the ``[L, S]`` scores, so the common case pays for no extra pass over them.
+    """
+    limit = torch.finfo(query.dtype).max
+    largest_q = query.double().norm(dim=-1).max() if query.numel() else query.new_zeros(())
+    largest_k = key.double().norm(dim=-1).max()
+    return bool((largest_q * largest_k * abs(factor)).item() >= limit)
+
+
 def require_bool(name: str, mask: Tensor) -> None:
     """Raise :class:`MaskDtypeError` unless ``mask`` is a ``torch.bool`` tensor."""
     if not isinstance(mask, Tensor):

@@ -25,15 +25,22 @@ import torch
 from torch import Tensor
 
 from attention._validate import (
+    OVERFLOW_MESSAGE,
     broadcast_to,
     check_inputs,
     require_additive,
     require_bool,
     require_same_device,
     resolve_scale,
+    scores_may_overflow,
     shape_str,
 )
-from attention.errors import AttentionShapeError, NoAllowedKeyError, NonFiniteError
+from attention.errors import (
+    AttentionShapeError,
+    MaskDtypeError,
+    NoAllowedKeyError,
+    NonFiniteError,
+)
 
 __all__ = ["attention_scores", "scaled_dot_product_attention"]
 
@@ -63,7 +70,7 @@ def attention_scores(query: Tensor, key: Tensor, *, scale: float | None = None) 
     tensor([[[1.4142]]], dtype=torch.float64)
     """
     factor = resolve_scale(scale, query.shape[-1])
-    return (query @ key.transpose(-2, -1)) * factor  # [..., L, S]
+    return (query * factor) @ key.transpose(-2, -1)  # [..., L, S]; scaling Q is the cheaper side
 
 
 def scaled_dot_product_attention(
@@ -117,34 +124,43 @@ def scaled_dot_product_attention(
             [0.3333, 0.3333, 0.3333]], dtype=torch.float64)
     """
     _check_three_dimensional(query, key, value)
-    L, S, _ = check_inputs(query, key, value)  # noqa: N806 (the lesson's names)
+    L, S, d_k = check_inputs(query, key, value)  # noqa: N806 (the lesson's names)
     shape = (query.shape[0], L, S)
-    scores = attention_scores(query, key, scale=scale)  # [B, L, S]
-    if not torch.isfinite(scores).all():
-        raise NonFiniteError(
-            f"scores Q·Kᵀ·scale overflowed to ±inf in {scores.dtype}; the inputs are finite but "
-            "too large for this dtype (compute in a wider dtype or normalise the inputs)"
-        )
+    factor = resolve_scale(scale, d_k)
+    scores = attention_scores(query, key, scale=factor)  # [B, L, S]
+    if scores_may_overflow(query, key, factor) and not bool(torch.isfinite(scores).all()):
+        raise NonFiniteError(OVERFLOW_MESSAGE.format(dtype=scores.dtype))
     if additive is not None:
         require_additive("additive", additive)
         require_same_device("additive", additive, query)
-        scores = scores + broadcast_to("additive", additive, shape, "[B, L, S]")  # [B, L, S]
+        if additive.dtype != scores.dtype:
+            raise MaskDtypeError(
+                f"additive has dtype {additive.dtype} but the scores are {scores.dtype}; build it "
+                "in the query's dtype, e.g. allowed_to_additive(allowed, dtype=query.dtype)"
+            )
+        scores += broadcast_to("additive", additive, shape, "[B, L, S]")  # [B, L, S]
     if allowed is not None:
         require_bool("allowed", allowed)
         require_same_device("allowed", allowed, query)
-        allowed = broadcast_to("allowed", allowed, shape, "[B, L, S]")  # [B, L, S]
-        scores = scores.masked_fill(~allowed, float("-inf"))  # before the softmax
-    require_an_allowed_key(scores)
+        broadcast_to("allowed", allowed, shape, "[B, L, S]")  # validates the shape
+        scores.masked_fill_(~allowed, float("-inf"))  # before the softmax
+    if additive is not None:
+        require_a_key_per_row((scores > float("-inf")).any(dim=-1))  # [B, L]
+    elif allowed is not None:
+        # Read the mask in its own (broadcast) shape: [L] for a causal mask, not [B, L, S].
+        require_a_key_per_row(allowed.any(dim=-1).expand(shape[:-1]))  # [B, L]
     weights = torch.softmax(scores, dim=-1)  # [B, L, S], over the key axis
     output = weights @ value  # [B, L, Dv]
     return output, weights
 
 
-def require_an_allowed_key(scores: Tensor) -> None:
-    """Raise :class:`NoAllowedKeyError` naming the first query row whose scores are all -inf."""
-    empty = ~(scores > float("-inf")).any(dim=-1)  # [..., L]
-    if bool(empty.any()):
-        index = tuple(int(i) for i in empty.nonzero()[0])
+def require_a_key_per_row(has_key: Tensor) -> None:
+    """Raise :class:`NoAllowedKeyError` naming the first query row with no allowed key.
+
+    ``has_key`` is Boolean ``[..., L]``: True where the query row may attend to some key.
+    """
+    if not bool(has_key.all()):
+        index = tuple(int(i) for i in (~has_key).nonzero()[0])
         names = _index_names(len(index))
         where = ", ".join(f"{name} {i}" for name, i in zip(names, index, strict=True))
         raise NoAllowedKeyError(

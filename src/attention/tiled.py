@@ -21,15 +21,17 @@ import torch
 from torch import Tensor
 
 from attention._validate import (
+    OVERFLOW_MESSAGE,
     broadcast_to,
     check_inputs,
     require_bool,
     require_same_device,
     resolve_scale,
+    scores_may_overflow,
     shape_str,
 )
 from attention.errors import AttentionShapeError, MaskArgumentError, NonFiniteError
-from attention.scaled_dot_product import require_an_allowed_key
+from attention.scaled_dot_product import require_a_key_per_row
 
 __all__ = ["tiled_attention"]
 
@@ -84,7 +86,7 @@ def tiled_attention(
         full = (*leading, length, source)
         broadcast_to("allowed", allowed, full, "[..., L, S]")  # validates; result unused
         mask = allowed.reshape((1,) * (len(full) - allowed.ndim) + tuple(allowed.shape))
-    overflow_possible = _scores_may_overflow(query, key, factor)
+    overflow_possible = scores_may_overflow(query, key, factor)
 
     acc_dtype = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
     running_max = query.new_full((*leading, length), float("-inf"), dtype=acc_dtype)  # [..., L]
@@ -108,7 +110,7 @@ def tiled_attention(
         q = query[..., rows, :]  # [..., r, D]
         scores = q @ key[..., start:stop, :].transpose(-2, -1)  # [..., r, bk]
         if overflow_possible and not bool(torch.isfinite(scores).all()):
-            raise NonFiniteError(_OVERFLOW.format(dtype=query.dtype))
+            raise NonFiniteError(OVERFLOW_MESSAGE.format(dtype=query.dtype))
         scores = scores.to(acc_dtype).mul_(factor)
         if block_mask is not None:
             scores.masked_fill_(~block_mask, float("-inf"))  # before the softmax
@@ -123,23 +125,5 @@ def tiled_attention(
         acc[..., rows, :] = acc[..., rows, :] * rescale[..., None] + scores @ block_values
         running_max[..., rows] = new_max
 
-    require_an_allowed_key(torch.where(normaliser > 0, 0.0, float("-inf"))[..., None])
+    require_a_key_per_row(normaliser > 0)  # [..., L]
     return (acc / normaliser[..., None]).to(query.dtype)  # [..., L, Dv]
-
-
-_OVERFLOW = (
-    "scores Q·Kᵀ·scale overflowed to ±inf in {dtype}; the inputs are finite but too large for "
-    "this dtype (compute in a wider dtype or normalise the inputs)"
-)
-
-
-def _scores_may_overflow(query: Tensor, key: Tensor, factor: float) -> bool:
-    """Whether some score could overflow the dtype, so each block must be checked.
-
-    ``|q·k| <= |q|·|k|`` (Cauchy-Schwarz): bounding the largest norms bounds every score without
-    computing any of them, so the common case pays for no extra pass over the scores.
-    """
-    limit = torch.finfo(query.dtype).max
-    largest_q = query.double().norm(dim=-1).max()
-    largest_k = key.double().norm(dim=-1).max()
-    return bool((largest_q * largest_k * abs(factor)).item() >= limit)
