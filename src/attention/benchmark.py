@@ -1,0 +1,279 @@
+"""Measure dense, tiled and torch's own attention kernels: time and extra peak memory.
+
+``python -m attention.benchmark --out record.json`` runs every measurement in a fresh Python process
+(so one run's allocations cannot hide another's peak), takes the median of several processes per
+figure, and writes a JSON record with the machine, the torch version and the date.  It never fails
+on timing noise: the goals it reports are ratios to read, not assertions.
+
+Implementations measured (shapes ``B, H, T, D``; float32):
+
+* ``torch_default`` -- ``F.scaled_dot_product_attention`` with ``is_causal``: torch picks its
+  fastest CPU kernel (a fused, flash-style kernel);
+* ``torch_math`` -- the same call restricted to ``SDPBackend.MATH`` (explicit, materialised scores);
+* ``dense`` -- :func:`attention.scaled_dot_product_attention` on ``[B·H, T, D]``;
+* ``tiled`` -- :func:`attention.tiled_attention` on ``[B, H, T, D]``.
+
+Masked runs use the causal mask: ``is_causal=True`` for torch's kernels and
+:func:`attention.causal_allowed` (``[T, T]``, True = may attend) for the package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from attention.masks import causal_allowed
+from attention.scaled_dot_product import scaled_dot_product_attention
+from attention.tiled import tiled_attention
+
+__all__ = ["IMPLEMENTATIONS", "main", "measure_once"]
+
+IMPLEMENTATIONS = ("torch_default", "torch_math", "dense", "tiled")
+"""Names accepted by :func:`measure_once`."""
+
+SWEEP_LENGTHS = (512, 1024, 2048, 4096, 8192)
+SWEEP_SHAPE = {"batch": 1, "heads": 8, "d_k": 64}
+DENSE_VS_MATH = {"batch": 4, "heads": 1, "d_k": 64, "length": 1024, "masked": True}
+
+
+def _runner(name: str, q: Tensor, k: Tensor, v: Tensor, masked: bool) -> Callable[[], Tensor]:
+    """The call to time; inputs are ``[B, H, T, D]``."""
+    length = q.shape[-2]
+    if name == "torch_default":
+        return lambda: F.scaled_dot_product_attention(q, k, v, is_causal=masked)
+    if name == "torch_math":
+
+        def math_backend() -> Tensor:
+            with torch.nn.attention.sdpa_kernel(torch.nn.attention.SDPBackend.MATH):
+                return F.scaled_dot_product_attention(q, k, v, is_causal=masked)
+
+        return math_backend
+    allowed = causal_allowed(length) if masked else None  # [T, T], True = may attend
+    if name == "dense":
+        q3, k3, v3 = (x.reshape(-1, length, x.shape[-1]) for x in (q, k, v))  # [B*H, T, D]
+        return lambda: scaled_dot_product_attention(q3, k3, v3, allowed)[0]
+    if name == "tiled":
+        return lambda: tiled_attention(q, k, v, allowed)
+    raise ValueError(f"unknown implementation {name!r}; expected one of {IMPLEMENTATIONS}")
+
+
+def _max_rss_bytes() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # Linux reports KiB
+
+
+def measure_once(
+    name: str, *, batch: int, heads: int, length: int, d_k: int, masked: bool
+) -> dict[str, float]:
+    """Time one call and the growth of the process's peak memory during it.
+
+    A warm-up call on a small problem loads the kernels and thread pool first, so the measured
+    call pays only for its own work and allocations.
+
+    >>> result = measure_once("tiled", batch=1, heads=1, length=64, d_k=8, masked=True)
+    >>> sorted(result)
+    ['extra_peak_bytes', 'seconds']
+    """
+    generator = torch.Generator().manual_seed(0)
+    shape = (batch, heads, length, d_k)
+    q, k, v = (torch.randn(shape, generator=generator) for _ in range(3))  # [B, H, T, D]
+    warm_q, warm_k, warm_v = (torch.randn(batch, heads, 64, d_k) for _ in range(3))
+    _runner(name, warm_q, warm_k, warm_v, masked)()
+    call = _runner(name, q, k, v, masked)
+    before = _max_rss_bytes()
+    start = time.perf_counter()
+    call()
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "extra_peak_bytes": float(_max_rss_bytes() - before)}
+
+
+def _in_fresh_process(name: str, config: dict[str, Any]) -> dict[str, float]:
+    arguments = [
+        sys.executable,
+        "-m",
+        "attention.benchmark",
+        "--one",
+        json.dumps({"name": name, **config}),
+    ]
+    # A fixed mmap threshold makes glibc return every large block to the system when it is
+    # freed, so the peak resident size measures what the call needed at once, for every
+    # implementation alike, rather than what the allocator kept cached.
+    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
+    done = subprocess.run(arguments, check=True, capture_output=True, text=True, env=env)
+    result: dict[str, float] = json.loads(done.stdout)
+    return result
+
+
+def _figure(name: str, config: dict[str, Any], repeats: int) -> dict[str, Any]:
+    runs = [_in_fresh_process(name, config) for _ in range(repeats)]
+    seconds = [run["seconds"] for run in runs]
+    memory = [run["extra_peak_bytes"] for run in runs]
+    return {
+        "impl": name,
+        **config,
+        "seconds_median": statistics.median(seconds),
+        "seconds_runs": seconds,
+        "extra_peak_bytes_median": statistics.median(memory),
+        "extra_peak_bytes_runs": memory,
+    }
+
+
+def _cpu_model() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def _ratio(numerator: dict[str, Any] | None, denominator: dict[str, Any] | None, key: str) -> Any:
+    if numerator is None or denominator is None:
+        return None
+    return numerator[key] / denominator[key]
+
+
+def _find(results: list[dict[str, Any]], impl: str, **where: Any) -> dict[str, Any] | None:
+    for row in results:
+        if row["impl"] == impl and all(row.get(key) == value for key, value in where.items()):
+            return row
+    return None
+
+
+def _goal(ratios: dict[str, float | None], limit: float) -> dict[str, Any]:
+    measured = [value for value in ratios.values() if value is not None]
+    worst = max(measured) if measured else None
+    return {
+        "ratio": worst,
+        "by_mask": ratios,
+        "target": f"<= {limit}",
+        "met": None if worst is None else worst <= limit,
+    }
+
+
+def goals(results: list[dict[str, Any]], dense_vs_math: list[dict[str, Any]]) -> dict[str, Any]:
+    """The three ratios the benchmark page reports, each with its target (worst mask case).
+
+    >>> rows = [
+    ...     {"impl": "tiled", "length": 4096, "masked": False, "seconds_median": 3.0},
+    ...     {"impl": "torch_default", "length": 4096, "masked": False, "seconds_median": 2.0},
+    ... ]
+    >>> pair = [{"impl": "dense", "seconds_median": 1.0}, {"impl": "torch_math",
+    ...     "seconds_median": 1.0}]
+    >>> result = goals(rows, pair)
+    >>> result["tiled_time_vs_torch_default_T4096"]["ratio"]
+    1.5
+    >>> result["tiled_memory_vs_dense_T8192"]["met"] is None      # T = 8192 was not measured
+    True
+    """
+    memory_key, time_key = "extra_peak_bytes_median", "seconds_median"
+    memory = {
+        name: _ratio(
+            _find(results, "tiled", length=8192, masked=masked),
+            _find(results, "dense", length=8192, masked=masked),
+            memory_key,
+        )
+        for name, masked in (("none", False), ("causal", True))
+    }
+    timing = {
+        name: _ratio(
+            _find(results, "tiled", length=4096, masked=masked),
+            _find(results, "torch_default", length=4096, masked=masked),
+            time_key,
+        )
+        for name, masked in (("none", False), ("causal", True))
+    }
+    pair = {
+        "causal": _ratio(
+            _find(dense_vs_math, "dense"), _find(dense_vs_math, "torch_math"), time_key
+        )
+    }
+    return {
+        "tiled_memory_vs_dense_T8192": _goal(memory, 0.125),
+        "tiled_time_vs_torch_default_T4096": _goal(timing, 2.0),
+        "dense_time_vs_torch_math_B4_T1024_causal": _goal(pair, 1.1),
+    }
+
+
+def run(lengths: tuple[int, ...], repeats: int) -> dict[str, Any]:
+    """Run the whole benchmark and return the record (see the module docstring)."""
+    results = []
+    for length in lengths:
+        for masked in (False, True):
+            for name in ("torch_default", "dense", "tiled"):
+                config = {**SWEEP_SHAPE, "length": length, "masked": masked}
+                results.append(_figure(name, config, repeats))
+                print(_describe(results[-1]), file=sys.stderr, flush=True)
+    pair = []
+    for name in ("dense", "torch_math"):
+        pair.append(_figure(name, dict(DENSE_VS_MATH), max(repeats, 5)))
+        print(_describe(pair[-1]), file=sys.stderr, flush=True)
+    return {
+        "date": dt.date.today().isoformat(),
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "machine": {
+            "cpu": _cpu_model(),
+            "cores": os.cpu_count(),
+            "torch_threads": torch.get_num_threads(),
+            "platform": platform.platform(),
+        },
+        "dtype": "float32",
+        "repeats": repeats,
+        "sweep": results,
+        "dense_vs_math": pair,
+        "goals": goals(results, pair),
+    }
+
+
+def _describe(row: dict[str, Any]) -> str:
+    mask = "causal" if row["masked"] else "none"
+    mib = row["extra_peak_bytes_median"] / 2**20
+    return (
+        f"{row['impl']:>13}  T={row['length']:>5}  mask={mask:<6}  "
+        f"{row['seconds_median'] * 1000:9.1f} ms  {mib:9.1f} MiB extra peak"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line: ``--out PATH`` writes the record; ``--quick`` runs a small sweep."""
+    parser = argparse.ArgumentParser(prog="python -m attention.benchmark", description=__doc__)
+    parser.add_argument("--out", type=Path, help="write the JSON record here")
+    parser.add_argument("--repeats", type=int, default=3, help="fresh processes per figure")
+    parser.add_argument("--quick", action="store_true", help="T = 512 and 1024 only")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.one:
+        config = json.loads(args.one)
+        name = config.pop("name")
+        print(json.dumps(measure_once(name, **config)))
+        return 0
+    lengths = (512, 1024) if args.quick else SWEEP_LENGTHS
+    record = run(lengths, args.repeats)
+    text = json.dumps(record, indent=2) + "\n"
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    for name, goal in record["goals"].items():
+        ratio = "not measured" if goal["ratio"] is None else f"{goal['ratio']:.3f}"
+        print(f"{name}: {ratio} (target {goal['target']})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
