@@ -68,3 +68,15 @@ def tests(session: nox.Session) -> None:
         f"--junitxml={REPORTS / 'tests.xml'}",
         *(session.posargs or ["tests"]),
     )
+
+
+@nox.session(python="3.11", default=False)
+def bench(session: nox.Session) -> None:
+    """Dense vs tiled vs torch's kernels, T = 512 … 8192: writes docs/_data/benchmark.json.
+
+    Each figure is a median over fresh processes; the run reports the goals as ratios and never
+    fails on timing. Run it on an otherwise idle machine.
+    """
+    _install(session, "test")
+    record = ROOT / "docs" / "_data" / "benchmark.json"
+    session.run("python", "-m", "attention.benchmark", "--out", str(record), *session.posargs)
