@@ -1,0 +1,75 @@
+"""``python -m attention.semantics``: check every mask-semantics claim against the installed torch.
+
+Human-readable by default; ``--json`` prints ``{"torch": ..., "rows": [...]}``.  The exit status is
+0 only if every row that could be verified here is ok (``--strict``: every row).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+
+from attention.semantics.claims import load_claims
+from attention.semantics.record import make_record, write_record
+from attention.semantics.report import exit_status, format_table, run, to_json
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the check and return the exit status.
+
+    >>> main(["--only", "sdpa.scale"])  # doctest: +ELLIPSIS
+    mask semantics on torch ...
+    <BLANKLINE>
+    ok   sdpa.scale.default  1/sqrt(d_k)
+    <BLANKLINE>
+    1 rows: 1 ok, 0 failed, 0 not verified here
+    0
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m attention.semantics",
+        description="Check what each PyTorch attention API does with masks, on this torch.",
+    )
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="ID",
+        help="run only rows with this id or id prefix (repeatable), e.g. --only mha",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="count rows that cannot be verified here (no CUDA device) as failures",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="PATH",
+        help="after a run with no failing row, write the verification record to PATH",
+    )
+    parser.add_argument("--claims", metavar="PATH", help="claims file (default: the project's)")
+    args = parser.parse_args(argv)
+
+    claims = load_claims(args.claims)
+    results = run(claims, only=args.only)
+    if args.json:
+        print(json.dumps(to_json(results), indent=2, ensure_ascii=False))
+    else:
+        print(format_table(results))
+    status = exit_status(results, strict=args.strict)
+    if args.record:
+        if args.only:
+            parser.error("--record needs every row; drop --only")
+        if status != 0:
+            print(f"not writing {args.record}: some rows failed", file=sys.stderr)
+            return status
+        write_record(make_record(claims, results), args.record)
+        print(f"wrote {args.record}", file=sys.stderr)
+    return status
+
+
+if __name__ == "__main__":
+    sys.exit(main())
