@@ -3,8 +3,11 @@
 * ``config-inited``: the page title and the search language follow ``language`` (``-D
   language=zh_CN`` is applied after conf.py runs, so conf.py cannot branch on it itself).
 * ``builder-inited``: MyST-NB writes its notebook outputs next to the HTML output folder by
-  default, which would put a ``jupyter_execute/`` folder inside the published site; it goes to
-  ``docs/_build/jupyter_execute/<language>`` instead.
+  default, which would put a ``jupyter_execute/`` folder inside the published site; it goes
+  into the build's doctree folder instead.
+* Chinese search: Sphinx 9.0's ``zh`` search writes ``window.Stemmer = ChineseStemmer`` but ships
+  the English stemmer (sphinx-doc/sphinx#14229, fixed after 9.0), so search fails in the browser
+  with "ChineseStemmer is not defined".  ``_ChineseSearch`` names the stemmer class that exists.
 * a transform marks text that comes from docstrings as untranslatable: the API reference is
   single-sourced from the package, in English, in both languages.
 * ``html-page-context``: every page gets ``language_switch``, the relative link to the same page
@@ -19,6 +22,7 @@
 from __future__ import annotations
 
 import importlib
+import logging as stdlib_logging
 import os
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
+from sphinx.search.zh import SearchChinese
 from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.typing import ExtensionMetadata
@@ -46,13 +51,26 @@ def _configure_language(app: Sphinx, config: Config) -> None:
     config.html_title = config.site_titles[config.language]
     # Sphinx's Chinese search splits words with jieba (a docs dependency).
     config.html_search_language = "zh" if config.language == "zh_CN" else config.language
+    if config.language == "zh_CN":
+        import jieba  # only the Chinese build needs it
+
+        jieba.setLogLevel(stdlib_logging.WARNING)  # quiet its dictionary-loading chatter
+
+
+class _ChineseSearch(SearchChinese):
+    """jieba word splitting as in Sphinx; the JS stemmer is the English one Sphinx ships."""
+
+    # IndexBuilder.get_js_stemmer_code emits `window.Stemmer = <language_name>Stemmer;` and
+    # js_stemmer_rawcode is english-stemmer.js, which defines EnglishStemmer.
+    language_name = "English"
 
 
 def _move_notebook_outputs(app: Sphinx) -> None:
     config = getattr(app.env, "mystnb_config", None)
     if config is None:
         return
-    folder = Path(app.srcdir) / "_build" / "jupyter_execute" / app.config.language
+    # Beside the doctrees of this build: one folder per build and language, none in the site.
+    folder = Path(app.doctreedir) / "jupyter_execute"
     app.env.mystnb_config = config.copy(output_folder=str(folder))
 
 
@@ -85,11 +103,9 @@ def counterpart_url(pagename: str, language: str, target: str) -> str:
 
     Locally the languages are sibling folders (``html/en/…``, ``html/zh_CN/…``).  On Read the
     Docs each language is its own project under ``/<slug>/<version>/``, one level deeper.
-
-    >>> counterpart_url("lesson/01-projections", "en", "zh_CN")
-    '../../zh_CN/lesson/01-projections.html'
-    >>> counterpart_url("index", "zh_CN", "en")
-    '../en/index.html'
+    For example, ``lesson/01-projections`` in ``en`` links to
+    ``../../zh_CN/lesson/01-projections.html`` (``sitetool.py site`` and the browser check
+    follow every such link).
     """
     up = "../" * (pagename.count("/") + 1)
     version = os.environ.get("READTHEDOCS_VERSION")
@@ -162,6 +178,7 @@ def _check_public_names_documented(app: Sphinx, env: BuildEnvironment) -> None:
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("site_titles", {}, "html", types=frozenset({dict}))
+    app.add_search_language(_ChineseSearch)
     app.connect("config-inited", _configure_language)
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
     app.add_transform(KeepDocstringsUntranslated)
