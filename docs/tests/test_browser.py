@@ -1,0 +1,204 @@
+"""The built site in a real browser: math renders offline, language links work, no errors.
+
+Debian's Chromium (``/usr/bin/chromium``, or ``$CHROMIUM``) runs headless through Playwright; no
+browser is downloaded.  The site (``docs/_build/html``, or ``$ATTENTION_SITE``) is served from
+127.0.0.1 and every request to any other host is aborted and counted as a failure, so a page that
+needs a CDN fails here exactly as it would for a reader offline.
+
+Run with ``nox -s browser`` (builds the site first).
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import os
+import re
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+from playwright.sync_api import BrowserContext, Page, Request, Route, sync_playwright
+
+REPO = Path(__file__).resolve().parents[2]
+SITE = Path(os.environ.get("ATTENTION_SITE", REPO / "docs" / "_build" / "html"))
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+LANGUAGES = ("en", "zh_CN")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+]
+
+# TeX that must not be visible once MathJax has typeset a page (code blocks excluded).
+RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\frac|\\sqrt|\\operatorname|\\mathrm|\\top")
+
+
+def _site_pages() -> list[str]:
+    """Every English page of the built site, relative to en/ (empty before the first build)."""
+    root = SITE / "en"
+    return sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.html")
+        if "_static" not in path.relative_to(root).parts
+    )
+
+
+PAGES = _site_pages()
+
+
+@dataclass
+class Browser:
+    """One headless Chromium, a local server and what the pages did."""
+
+    context: BrowserContext
+    base: str
+    external: list[str] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+
+    def open(self, path: str) -> Page:
+        page = self.context.new_page()
+        page.on("console", lambda message: self._console(path, message.type, message.text))
+        page.on("pageerror", lambda error: self.errors.append(f"{path}: {error}"))
+        page.on("requestfailed", lambda request: self._failed(path, request))
+        page.on(
+            "response",
+            lambda response: (
+                self.errors.append(f"{path}: HTTP {response.status} {response.url}")
+                if response.status >= 400
+                else None
+            ),
+        )
+        page.goto(f"{self.base}/{path}", wait_until="load")
+        return page
+
+    def _console(self, path: str, kind: str, text: str) -> None:
+        if kind == "error":
+            self.errors.append(f"{path}: console error: {text}")
+
+    def _failed(self, path: str, request: Request) -> None:
+        if urlsplit(request.url).hostname == "127.0.0.1":
+            self.errors.append(f"{path}: request failed: {request.url} {request.failure}")
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+        pass
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not (SITE / "index.html").is_file() or not PAGES:
+        pytest.fail(f"no built site at {SITE}: run `nox -s docs` first")
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile,  # a fresh --user-data-dir
+            executable_path=CHROMIUM,
+            headless=True,
+            args=CHROMIUM_ARGS,
+        )
+        session = Browser(context, base)
+
+        def only_local(route: Route) -> None:
+            if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
+                route.continue_()
+            else:
+                session.external.append(route.request.url)
+                route.abort()
+
+        context.route("**/*", only_local)
+        try:
+            yield session
+        finally:
+            context.close()
+            server.shutdown()
+
+
+def _anchor_ids(page: Page) -> list[str]:
+    return sorted(page.eval_on_selector_all("article [id]", "els => els.map(e => e.id)"))
+
+
+def _check_clean(browser: Browser) -> None:
+    external, errors = list(browser.external), list(browser.errors)
+    browser.external.clear()
+    browser.errors.clear()
+    assert not external, f"requests to other hosts: {external}"
+    assert not errors, "\n".join(errors)
+
+
+def test_root_page_offers_both_languages(browser: Browser) -> None:
+    page = browser.open("index.html")
+    links = page.eval_on_selector_all("a[hreflang]", "els => els.map(e => e.getAttribute('href'))")
+    assert sorted(links) == ["en/index.html", "zh_CN/index.html"]
+    for href in links:
+        page.click(f"a[href='{href}']")
+        page.wait_for_load_state("load")
+        assert page.url.endswith(href)
+        assert page.locator("nav.language-switch").count() == 1
+        page.go_back()
+    page.close()
+    _check_clean(browser)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("path", PAGES)
+def test_page(browser: Browser, language: str, path: str) -> None:
+    """Math typeset, no raw TeX, folded solutions, and the switch to the same page elsewhere."""
+    page = browser.open(f"{language}/{path}")
+    math = page.locator("article .math").count()
+    if math:
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+        page.evaluate("() => MathJax.startup.promise")
+        untypeset = page.eval_on_selector_all(
+            "article .math", "els => els.filter(e => !e.querySelector('mjx-container')).length"
+        )
+        assert untypeset == 0, f"{untypeset} of {math} formulas not typeset by MathJax"
+    prose = page.evaluate(
+        """() => {
+            const article = document.querySelector('article').cloneNode(true);
+            article.querySelectorAll('pre, code, mjx-container').forEach(e => e.remove());
+            return article.textContent;
+        }"""
+    )
+    assert not RAW_TEX.search(prose), f"raw TeX left on the page: {RAW_TEX.search(prose)}"
+
+    # Solutions (admonitions with :class: dropdown) start folded.
+    for body in page.locator("article .admonition.dropdown > :not(.admonition-title)").all():
+        assert not body.is_visible(), "a dropdown admonition is open before it is clicked"
+
+    ids = _anchor_ids(page)
+    lang_attribute = page.get_attribute("html", "lang")
+    switch = page.locator("nav.language-switch a.language-switch-link")
+    assert switch.count() == 1, "no language switch on the page"
+    other = next(code for code in LANGUAGES if code != language)
+    switch.click()
+    page.wait_for_load_state("load")
+    assert page.url == f"{browser.base}/{other}/{path}"
+    assert page.get_attribute("html", "lang") != lang_attribute
+    assert _anchor_ids(page) == ids, "the two languages do not share the same anchors"
+    page.close()
+    _check_clean(browser)
+
+
+def test_chinese_search_finds_chinese_words(browser: Browser) -> None:
+    """The zh_CN search index is segmented with jieba, so a Chinese word finds pages."""
+    page = browser.open("zh_CN/search.html?q=%E6%B3%A8%E6%84%8F%E5%8A%9B")  # 注意力
+    page.wait_for_selector("#search-results ul.search li", timeout=15000)
+    assert page.locator("#search-results ul.search li").count() > 0
+    page.close()
+    _check_clean(browser)
