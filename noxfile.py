@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 from pathlib import Path
 
 import nox
@@ -21,7 +22,7 @@ nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"  # pip, never uv: torch comes from the pinned wheel
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests"]
+nox.options.sessions = ["lint", "typecheck", "tests", "doctest", "docs", "browser"]
 
 
 def _constraints(session: nox.Session) -> str:
@@ -80,3 +81,145 @@ def bench(session: nox.Session) -> None:
     _install(session, "test")
     record = ROOT / "docs" / "_data" / "benchmark.json"
     session.run("python", "-m", "attention.benchmark", "--out", str(record), *session.posargs)
+
+
+# -- documentation site -------------------------------------------------------------------------
+
+DOCS = ROOT / "docs"
+DOCS_BUILD = DOCS / "_build"
+SITE = DOCS_BUILD / "html"
+GETTEXT = DOCS_BUILD / "gettext"
+CATALOGUES = DOCS / "locales" / "zh_CN" / "LC_MESSAGES"
+LANGUAGES = ("en", "zh_CN")
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def _sphinx(session: nox.Session, builder: str, out: Path, doctrees: Path, *options: str) -> None:
+    """One fresh (-E), nitpicky, warnings-are-errors Sphinx build that reports every warning."""
+    session.run(
+        "sphinx-build",
+        *("-b", builder, "-E", "-q", "-W", "-n", "--keep-going"),
+        *("-d", str(doctrees)),
+        *options,
+        str(DOCS),
+        str(out),
+        env={"SOURCE_DATE_EPOCH": "0"},  # fixed POT-Creation-Date in the .pot headers
+    )
+
+
+@nox.session(python="3.11")
+def doctest(session: nox.Session) -> None:
+    """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/."""
+    _install(session, "test")
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session.run(
+        "pytest",
+        f"--junitxml={REPORTS / 'doctest.xml'}",
+        "--doctest-modules",
+        *(session.posargs or ["docs", "src/attention"]),
+    )
+
+
+@nox.session(python="3.11")
+def docs(session: nox.Session) -> None:
+    """Build the site in English and Chinese (-W -n); check translations, assets, anchors.
+
+    Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code cells
+    run once: their outputs are cached in docs/_build/.jupyter_cache, shared by both languages.
+    """
+    _install(session, "docs")
+    for folder in (SITE, GETTEXT):
+        shutil.rmtree(folder, ignore_errors=True)  # no pages left over from removed sources
+    for language in LANGUAGES:
+        _sphinx(
+            session,
+            "html",
+            SITE / language,
+            DOCS_BUILD / "doctrees" / language,
+            "-D",
+            f"language={language}",
+        )
+    session.run("python", "docs/_tools/sitetool.py", "root-index", str(SITE))
+    _sphinx(session, "gettext", GETTEXT, DOCS_BUILD / "doctrees" / "gettext")
+    session.run(
+        "python", "docs/_tools/sitetool.py", "check", str(SITE), str(GETTEXT), str(CATALOGUES)
+    )
+    session.log(f"open {SITE / 'index.html'}")
+
+
+@nox.session(python="3.11", requires=["docs"])
+def browser(session: nox.Session) -> None:
+    """The built site in headless Chromium (Debian's, never a downloaded one), offline."""
+    if not Path(CHROMIUM).is_file():
+        session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session.run(
+        "pytest",
+        f"--junitxml={REPORTS / 'browser.xml'}",
+        "--confcutdir=docs/tests",  # not docs/conftest.py: that one collects the doctests
+        *(session.posargs or ["docs/tests"]),
+        env={"ATTENTION_SITE": str(SITE), "CHROMIUM": CHROMIUM},
+    )
+
+
+@nox.session(python="3.11", default=False)
+def serve(session: nox.Session) -> None:
+    """Live preview at http://127.0.0.1:8000, rebuilt on every save (sphinx-autobuild).
+
+    English by default; ``nox -s serve -- -D language=zh_CN`` previews the Chinese pages.
+    """
+    _install(session, "docs")
+    session.install("-c", str(CONSTRAINTS), "sphinx-autobuild")
+    session.run(
+        "sphinx-autobuild",
+        *("-n", "--keep-going", "-d", str(DOCS_BUILD / "doctrees" / "serve")),
+        *("--host", "127.0.0.1", "--port", "8000"),
+        *("--watch", "src/attention", "--ignore", str(DOCS_BUILD)),
+        *session.posargs,
+        str(DOCS),
+        str(DOCS_BUILD / "serve"),
+    )
+
+
+@nox.session(python="3.11", default=False)
+def translations(session: nox.Session) -> None:
+    """Refresh the zh_CN catalogues from the English pages, then show what is left to translate.
+
+    New or changed English paragraphs appear in docs/locales/zh_CN/LC_MESSAGES/<page>.po with an
+    empty (or fuzzy) msgstr; translate them, delete the ``#, fuzzy`` lines, and rerun ``nox -s
+    docs``, which fails while any entry is untranslated or fuzzy.
+    """
+    _install(session, "docs")
+    shutil.rmtree(GETTEXT, ignore_errors=True)
+    _sphinx(session, "gettext", GETTEXT, DOCS_BUILD / "doctrees" / "gettext")
+    session.run(
+        "sphinx-intl",
+        *("update", "-p", str(GETTEXT), "-l", "zh_CN", "-d", str(DOCS / "locales")),
+    )
+    session.run("sphinx-intl", "stat", "-l", "zh_CN", "-d", str(DOCS / "locales"))
+
+
+@nox.session(python="3.11", default=False)
+def reproducible(session: nox.Session) -> None:
+    """Build both languages twice from scratch, code cells re-executed, and compare every byte."""
+    _install(session, "docs")
+    tmp = Path(session.create_tmp())
+    for run in ("first", "second"):
+        shutil.rmtree(tmp / run, ignore_errors=True)
+        for language in LANGUAGES:
+            _sphinx(
+                session,
+                "html",
+                tmp / run / "html" / language,
+                tmp / run / "doctrees" / language,
+                *("-D", f"language={language}"),
+                *("-D", f"nb_execution_cache_path={tmp / run / 'jupyter_cache'}"),
+            )
+    session.run(
+        "python",
+        "docs/_tools/sitetool.py",
+        "compare",
+        str(tmp / "first" / "html"),
+        str(tmp / "second" / "html"),
+    )
