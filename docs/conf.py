@@ -14,7 +14,10 @@ from __future__ import annotations
 import doctest
 import os
 import sys
+import warnings
 from pathlib import Path
+
+from sphinx.deprecation import RemovedInSphinx10Warning
 
 import attention
 
@@ -27,6 +30,12 @@ os.environ["MATPLOTLIBRC"] = str(DOCS / "matplotlibrc")
 # Code cells import the shared figure helpers (docs/_ext/plots.py).
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(DOCS / "_ext"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
+
+# sphinx-autodoc-typehints 3.6.1 (the pinned release) calls an API that Sphinx 9 deprecates, once
+# per docstring; the notice says nothing about this site.
+warnings.filterwarnings(
+    "ignore", category=RemovedInSphinx10Warning, module="sphinx_autodoc_typehints"
 )
 
 # -- Project ----------------------------------------------------------------------------------
