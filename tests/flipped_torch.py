@@ -1,0 +1,322 @@
+"""Torches that behave differently: each flip swaps one torch function for a variant that breaks
+one documented or observed behaviour, so the tests can show that the matching row of the
+mask-semantics table notices.
+
+Every flip is a function ``flip(monkeypatch)`` that installs its variant with pytest's
+``monkeypatch`` (undone after the test).  The variants call the real function underneath and
+change only the behaviour under test.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.nn.attention import bias as attention_bias
+from torch.nn.attention import flex_attention as flex
+
+Flip = Callable[[pytest.MonkeyPatch], None]
+
+REAL_SDPA = F.scaled_dot_product_attention
+REAL_CANONICAL_MASK = F._canonical_mask
+REAL_SOFTMAX = F.softmax
+REAL_MHA_FORWARD = F.multi_head_attention_forward
+REAL_MODULE_FORWARD = nn.MultiheadAttention.forward
+REAL_NATIVE_MHA = torch._native_multi_head_attention
+REAL_CREATE_BLOCK_MASK = flex.create_block_mask
+
+
+def _plain_tensor(mask: object) -> bool:
+    return type(mask) is Tensor
+
+
+def _install_sdpa(
+    monkeypatch: pytest.MonkeyPatch,
+    change: Callable[[Tensor, Tensor, Tensor, dict[str, Any]], Tensor | None],
+) -> None:
+    """Replace F.scaled_dot_product_attention; ``change`` may edit the arguments or answer itself."""
+
+    def sdpa(
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        attn_mask: Tensor | None = None,
+        dropout_p: float = 0.0,
+        is_causal: bool = False,
+        scale: float | None = None,
+        enable_gqa: bool = False,
+    ) -> Tensor:
+        arguments: dict[str, Any] = {
+            "attn_mask": attn_mask,
+            "dropout_p": dropout_p,
+            "is_causal": is_causal,
+            "scale": scale,
+            "enable_gqa": enable_gqa,
+        }
+        if isinstance(attn_mask, attention_bias.CausalBias):
+            # the real function hands a CausalBias to its own dispatch, which calls back into
+            # F.scaled_dot_product_attention (this variant) with a plain mask or is_causal=True
+            return attention_bias.CausalBias._dispatch(query, key, value, **arguments)
+        answer = change(query, key, value, arguments)
+        if answer is not None:
+            return answer
+        return REAL_SDPA(query, key, value, **arguments)
+
+    monkeypatch.setattr(F, "scaled_dot_product_attention", sdpa)
+
+
+def sdpa_bool_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA reads a Boolean attn_mask as True = masked out (the MHA convention)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        mask = arguments["attn_mask"]
+        if _plain_tensor(mask) and mask.dtype == torch.bool:
+            arguments["attn_mask"] = ~mask
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_float_as_bool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA reads a float attn_mask as Boolean: nonzero entries may attend."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        mask = arguments["attn_mask"]
+        if _plain_tensor(mask) and mask.is_floating_point():
+            arguments["attn_mask"] = mask != 0
+
+    _install_sdpa(monkeypatch, change)
+
+
+def _lower_right(length: int, source: int, device: torch.device) -> Tensor:
+    ones = torch.ones(length, source, dtype=torch.bool, device=device)
+    return ones.tril(diagonal=source - length)
+
+
+def sdpa_causal_lower_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA's is_causal anchors the triangle at the bottom-right, as flash-attn does."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        if arguments["is_causal"] and arguments["attn_mask"] is None:
+            arguments["attn_mask"] = _lower_right(q.size(-2), k.size(-2), q.device)
+            arguments["is_causal"] = False
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_causal_with_mask_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kernel accepts is_causal with attn_mask and applies both (the math one included)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        mask = arguments["attn_mask"]
+        if arguments["is_causal"] and _plain_tensor(mask) and mask.dtype == torch.bool:
+            causal = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()
+            arguments["attn_mask"] = mask & causal
+            arguments["is_causal"] = False
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_causal_with_mask_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every kernel rejects is_causal with attn_mask, as the documentation says."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        if arguments["is_causal"] and arguments["attn_mask"] is not None:
+            raise RuntimeError("Explicit attn_mask should not be set when is_causal=True")
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_plain_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA runs the documented reference code, plain softmax included: empty rows are NaN."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> Tensor | None:
+        mask = arguments["attn_mask"]
+        if not _plain_tensor(mask) or arguments["is_causal"]:
+            return None
+        scale = arguments["scale"] or 1 / math.sqrt(q.size(-1))
+        scores = q @ k.transpose(-2, -1) * scale  # [.., L, S]
+        if mask.dtype == torch.bool:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        else:
+            scores = scores + mask
+        return torch.softmax(scores, dim=-1) @ v
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_dropout_follows_grad_mode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA switches dropout off when autograd is off, as if it knew about evaluation."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        if not torch.is_grad_enabled():
+            arguments["dropout_p"] = 0.0
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_scale_one_over_d(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA's default scale is 1/d_k instead of 1/sqrt(d_k)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        if arguments["scale"] is None:
+            arguments["scale"] = 1 / q.size(-1)
+
+    _install_sdpa(monkeypatch, change)
+
+
+def _install_canonical_mask(
+    monkeypatch: pytest.MonkeyPatch, change: Callable[[Tensor], Tensor], *, warn: bool = True
+) -> None:
+    """Replace the helper that turns MHA/Transformer masks into additive ones."""
+
+    def canonical_mask(
+        mask: Tensor | None,
+        mask_name: str,
+        other_type: torch.dtype | None,
+        other_name: str,
+        target_type: torch.dtype,
+        check_other: bool = True,
+    ) -> Tensor | None:
+        if mask is not None:
+            mask = change(mask)
+        return REAL_CANONICAL_MASK(
+            mask, mask_name, other_type, other_name, target_type, check_other and warn
+        )
+
+    monkeypatch.setattr(F, "_canonical_mask", canonical_mask)
+
+
+def mha_bool_as_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA and the Transformer layers read Boolean masks as True = may attend."""
+    _install_canonical_mask(monkeypatch, lambda m: ~m if m.dtype == torch.bool else m)
+
+
+def mha_float_as_bool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA reads a float mask as Boolean: nonzero entries are masked out."""
+    _install_canonical_mask(monkeypatch, lambda m: m != 0 if m.is_floating_point() else m)
+
+
+def mha_mixed_dtypes_silent(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA accepts a Boolean key_padding_mask with a float attn_mask without a warning."""
+    _install_canonical_mask(monkeypatch, lambda m: m, warn=False)
+
+
+def safe_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
+    """F.softmax returns zeros for a row that is all -inf (so MHA's own softmax would too)."""
+
+    def softmax(input: Tensor, dim: int | None = None, *args: Any, **kwargs: Any) -> Tensor:
+        out: Tensor = REAL_SOFTMAX(input, dim, *args, **kwargs)
+        empty = torch.isneginf(input).all(dim=dim, keepdim=True)
+        return out.masked_fill(empty, 0.0)
+
+    monkeypatch.setattr(F, "softmax", softmax)
+
+
+def fast_path_zeros(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fused MHA kernel returns zeros instead of NaN for a fully masked row."""
+
+    def native(*args: Any, **kwargs: Any) -> tuple[Tensor, Tensor]:
+        output, weights = REAL_NATIVE_MHA(*args, **kwargs)
+        return torch.nan_to_num(output, nan=0.0), weights
+
+    monkeypatch.setattr(torch, "_native_multi_head_attention", native)
+
+
+def _install_mha_forward(
+    monkeypatch: pytest.MonkeyPatch, change: Callable[[tuple[Any, ...], dict[str, Any]], None]
+) -> None:
+    """Replace F.multi_head_attention_forward (MHA's slow paths); ``change`` edits the kwargs."""
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        change(args, kwargs)
+        return REAL_MHA_FORWARD(*args, **kwargs)
+
+    monkeypatch.setattr(F, "multi_head_attention_forward", forward)
+
+
+def _causal_forbidden(length: int) -> Tensor:
+    return torch.ones(length, length, dtype=torch.bool).triu(diagonal=1)
+
+
+def mha_is_causal_builds_mask(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA builds the causal mask itself when is_causal=True comes without an attn_mask."""
+
+    def forward(self: nn.MultiheadAttention, query: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if kwargs.get("is_causal") and kwargs.get("attn_mask") is None:
+            kwargs["attn_mask"] = _causal_forbidden(query.size(-2))
+        return REAL_MODULE_FORWARD(self, query, *args, **kwargs)
+
+    monkeypatch.setattr(nn.MultiheadAttention, "forward", forward)
+
+
+def mha_mask_beats_hint(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA keeps an explicit attn_mask and drops the is_causal hint."""
+
+    def change(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if kwargs.get("attn_mask") is not None:
+            kwargs["is_causal"] = False
+
+    _install_mha_forward(monkeypatch, change)
+
+
+def mha_hint_with_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With need_weights=True, MHA adds the causal triangle to the attn_mask it was given."""
+
+    def change(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        mask = kwargs.get("attn_mask")
+        if kwargs.get("is_causal") and kwargs.get("need_weights") and mask is not None:
+            causal = torch.zeros(mask.shape[-2:], dtype=mask.dtype)
+            causal = causal.masked_fill(_causal_forbidden(mask.size(-1)), float("-inf"))
+            kwargs["attn_mask"] = mask + causal
+
+    _install_mha_forward(monkeypatch, change)
+
+
+def mha_dropout_in_eval(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA applies its dropout whatever its training flag says."""
+
+    def change(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        kwargs["training"] = True
+
+    _install_mha_forward(monkeypatch, change)
+
+
+def mha_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """MHA never takes its fast path (torch.backends.mha switched off)."""
+    monkeypatch.setattr(torch.backends.mha, "get_fastpath_enabled", lambda: False)
+
+
+def square_subsequent_mask_bool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """generate_square_subsequent_mask returns a Boolean mask (True = the future)."""
+    monkeypatch.setattr(
+        nn.Transformer,
+        "generate_square_subsequent_mask",
+        staticmethod(lambda size, device=None, dtype=None: _causal_forbidden(size)),
+    )
+
+
+def lower_right_is_upper_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    """causal_lower_right builds the upper-left triangle."""
+    monkeypatch.setattr(attention_bias, "causal_lower_right", attention_bias.causal_upper_left)
+
+
+def upper_left_is_lower_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """causal_upper_left builds the lower-right triangle."""
+    monkeypatch.setattr(attention_bias, "causal_upper_left", attention_bias.causal_lower_right)
+
+
+def flex_mask_mod_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """flex_attention treats a mask_mod's True as masked out."""
+
+    def create_block_mask(mask_mod: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Any:
+        def inverted(batch: Tensor, head: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
+            return ~mask_mod(batch, head, q_idx, kv_idx)
+
+        return REAL_CREATE_BLOCK_MASK(inverted, *args, **kwargs)
+
+    monkeypatch.setattr(flex, "create_block_mask", create_block_mask)

@@ -1,0 +1,57 @@
+"""Every row's "reproduce" snippet runs as a doctest against the installed torch.
+
+The snippets are what a reader copies from the table, so they are checked exactly like the
+claims: a snippet whose printed numbers stop matching torch fails here, naming its row and line.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import doctest
+from pathlib import Path
+
+import pytest
+import torch
+
+from attention.semantics.claims import Claim, default_claims_path, load_claims
+
+CLAIMS = load_claims()
+SOURCE = default_claims_path()
+
+
+def snippet_line(claim_id: str) -> int:
+    """The line of the claims file where this claim's snippet starts (0-based, for doctest)."""
+    lines = Path(SOURCE).read_text(encoding="utf-8").splitlines()
+    start = lines.index(f'id = "{claim_id}"')
+    return next(n for n in range(start, len(lines)) if lines[n].startswith("reproduce = "))
+
+
+def run_snippet(claim: Claim) -> tuple[int, str]:
+    """Run the snippet as a doctest: the number of failed examples and the doctest report."""
+    test = doctest.DocTestParser().get_doctest(
+        claim.reproduce, {}, claim.id, str(SOURCE), snippet_line(claim.id)
+    )
+    assert test.examples, f"{claim.id}: the snippet has no examples"
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
+    report: list[str] = []
+    runner.run(test, out=report.append)
+    return runner.failures, "".join(report)
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=[claim.id for claim in CLAIMS])
+def test_reproduce_snippet_runs(claim: Claim) -> None:
+    if claim.requires == "cuda" and not torch.cuda.is_available():
+        pytest.skip(f"{claim.id} needs a CUDA device")
+    failures, report = run_snippet(claim)
+    assert failures == 0, report
+
+
+def test_a_snippet_with_a_wrong_number_fails() -> None:
+    claim = next(c for c in CLAIMS if c.id == "sdpa.attn_mask.bool")
+    wrong = dataclasses.replace(
+        claim, reproduce=claim.reproduce.replace("[0.5, 0.0, 0.5]", "[0.0, 0.5, 0.0]")
+    )
+    assert wrong.reproduce != claim.reproduce
+    failures, report = run_snippet(wrong)
+    assert failures == 1
+    assert "sdpa.attn_mask.bool" in report
