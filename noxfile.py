@@ -22,7 +22,7 @@ nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"  # pip, never uv: torch comes from the pinned wheel
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
-nox.options.sessions = ["lint", "typecheck", "tests", "doctest", "docs", "browser"]
+nox.options.sessions = ["lint", "typecheck", "tests", "semantics", "doctest", "docs", "browser"]
 
 
 def _constraints(session: nox.Session) -> str:
@@ -223,3 +223,33 @@ def reproducible(session: nox.Session) -> None:
         str(tmp / "first" / "html"),
         str(tmp / "second" / "html"),
     )
+
+
+# -- mask semantics -------------------------------------------------------------------------------
+
+SEMANTICS_TESTS = (
+    "tests/test_semantics.py",
+    "tests/test_semantics_snippets.py",
+    "tests/test_semantics_conventions.py",
+)
+
+
+@nox.session(python="3.11")
+def semantics(session: nox.Session) -> None:
+    """Every claim in conf/semantics.toml against the pinned torch; fails naming each bad row.
+
+    Prints the table (python -m attention.semantics), then runs the live rows, the reproduce
+    snippets, the flipped-torch tests and the converter cross-checks under pytest, which writes
+    build/reports/semantics.xml.  ``nox -s semantics -- --record`` also rewrites the verification
+    record conf/semantics-verified.json that the site shows (only after a run with no failure).
+    """
+    _install(session, "test")
+    record = "--record" in session.posargs
+    session.run(
+        "python",
+        "-m",
+        "attention.semantics",
+        *(("--record", "conf/semantics-verified.json") if record else ()),
+    )
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session.run("pytest", f"--junitxml={REPORTS / 'semantics.xml'}", *SEMANTICS_TESTS)
