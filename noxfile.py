@@ -197,7 +197,10 @@ def translations(session: nox.Session) -> None:
         "sphinx-intl",
         *("update", "-p", str(GETTEXT), "-l", "zh_CN", "-d", str(DOCS / "locales")),
     )
-    session.run("sphinx-intl", "stat", "-l", "zh_CN", "-d", str(DOCS / "locales"))
+    # stat exits 1 while anything is untranslated: that is the to-do list, not a failure here
+    session.run(
+        "sphinx-intl", "stat", "-l", "zh_CN", "-d", str(DOCS / "locales"), success_codes=[0, 1]
+    )
 
 
 @nox.session(python="3.11", default=False)
