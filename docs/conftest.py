@@ -39,9 +39,7 @@ class PythonDocTestFenceParser:
     """
 
     def __init__(self, optionflags: int) -> None:
-        self.lexer = FencedCodeBlockLexer(
-            language=r"python|pycon|py", mapping={"source": "source"}
-        )
+        self.lexer = FencedCodeBlockLexer(language=r"python|pycon|py", mapping={"source": "source"})
         self.string_parser = DocTestStringParser(DocTestEvaluator(optionflags))
 
     def __call__(self, document: Document) -> Iterable[Region]:
