@@ -94,6 +94,9 @@ class ClaimsError(ValueError):
 class Claim:
     """One row of the table: what ``api`` does with ``argument``, and the value a probe must see.
 
+    ``argument`` and ``explanation_en`` are English, ``argument_zh`` and ``explanation_zh``
+    Chinese; the command line and its JSON use the English ones.
+
     ``docs_say`` is set only where the documentation disagrees with the observed behaviour or is
     silent about it; ``note`` (English, Chinese) then explains the difference.  ``issues`` are
     issue or pull-request numbers in the framework's repository.  ``requires`` names hardware
@@ -108,6 +111,7 @@ class Claim:
     framework: str
     api: str
     argument: str
+    argument_zh: str
     expected: str
     docs: str
     explanation_en: str
@@ -123,6 +127,10 @@ class Claim:
     def disagrees_with_docs(self) -> bool:
         """True when the documentation says something else than what the probe checks."""
         return self.docs_say is not None and self.docs_say != self.expected
+
+    def argument_in(self, language: str) -> str:
+        """The argument description in ``language`` (``"zh..."``: Chinese, else English)."""
+        return self.argument_zh if language.startswith("zh") else self.argument
 
     def explanation(self, language: str) -> str:
         """The explanation in ``language`` (``"zh..."`` selects Chinese, anything else English).
@@ -219,11 +227,13 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
     if not reproduce.startswith(">>> "):
         raise ClaimsError(f"{row}: reproduce must be a '>>> ' session that can run as a doctest")
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
+    argument_en, argument_zh = _bilingual(row, data, "argument")
     return Claim(
         id=claim_id,
         framework=str(data.get("framework", "torch")),
         api=_text(row, data, "api"),
-        argument=_text(row, data, "argument"),
+        argument=argument_en,
+        argument_zh=argument_zh,
         expected=expected,
         docs=docs,
         explanation_en=explanation_en,

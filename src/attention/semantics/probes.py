@@ -277,7 +277,7 @@ def sdpa_is_causal_alignment_cuda() -> str:
 @probe("softmax.all_neg_inf_row")
 def softmax_all_neg_inf_row() -> str:
     """What a plain softmax returns for a row of scores that are all -inf."""
-    return empty_row_outcome(torch.softmax(torch.full((3,), float("-inf"), dtype=DTYPE), dim=-1))
+    return empty_row_outcome(F.softmax(torch.full((3,), float("-inf"), dtype=DTYPE), dim=-1))
 
 
 def _agreed(seen: dict[str, str]) -> str:

@@ -85,7 +85,8 @@ def make_record(claims: Sequence[Claim], results: Sequence[RowResult]) -> dict[s
 
 def write_record(record: Mapping[str, Any], path: Path | str) -> None:
     """Write ``record`` as stable, diff-friendly JSON."""
-    text = json.dumps(record, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    # insertion order, not sorted keys: the rows stay in the order of the claims file
+    text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
     Path(path).write_text(text, encoding="utf-8")
 
 
