@@ -61,6 +61,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx_togglebutton",
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
+    "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
 ]
 
 exclude_patterns = [

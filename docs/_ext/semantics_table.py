@@ -1,0 +1,301 @@
+"""The ``semantics-table`` directive: the mask-semantics claims as a table, one row per claim.
+
+The rows come from ``conf/semantics.toml`` through :mod:`attention.semantics.claims` (the same
+data ``python -m attention.semantics`` checks), and the torch version each row was verified on
+comes from the record ``conf/semantics-verified.json``.  In MyST::
+
+    ```{semantics-table}
+    :prefix: sdpa softmax
+    ```
+
+``:prefix:`` keeps the claims whose id starts with one of the space-separated prefixes (all
+claims without it).  Each row's ``<tr>`` carries the claim id verbatim as its HTML id
+(``id="sdpa.attn_mask.bool"``: docutils would turn the dots into hyphens if the id went through
+its normaliser, so it is set directly), and the id is a reference label, so other pages link to
+``mask-semantics.md#sdpa.attn_mask.bool`` or ``{ref}`text <sdpa.attn_mask.bool>```.
+
+The explanation and the note come from the claims data in the build's language (``zh_CN``:
+Chinese, otherwise English); the few fixed strings (column heads, "Reproduce", ...) are in
+:data:`LABELS`.  None of the generated text goes through gettext, so nothing here needs a
+``.po`` entry.  The build warns (and ``-W`` fails) when a prefix matches no claim, when a claim
+is on no page or on two, and when the verification record does not match the claims and probes
+(run ``python -m attention.semantics --record conf/semantics-verified.json``).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.typing import ExtensionMetadata
+
+from attention.semantics.claims import Claim, load_claims
+from attention.semantics.record import claims_digest, load_record
+
+logger = logging.getLogger(__name__)
+
+ROOT = Path(__file__).resolve().parents[2]
+CLAIMS_FILE = ROOT / "conf" / "semantics.toml"
+RECORD_FILE = ROOT / "conf" / "semantics-verified.json"
+ISSUE_URL = "https://github.com/pytorch/pytorch/issues/{}"  # GitHub redirects PR numbers
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "claim": "Claim",
+        "result": "Observed",
+        "why": "What it means",
+        "verified": "Verified on",
+        "docs_say": "The documentation says: {}.",
+        "undocumented": "Not documented.",
+        "docs": "PyTorch documentation",
+        "issues": "Issues:",
+        "reproduce": "Reproduce",
+        "not_verified": "Not verified: needs a CUDA device.",
+        "unrecorded": "Not verified yet.",
+        "observed": "Observed: {}.",
+    },
+    "zh_CN": {
+        "claim": "断言",
+        "result": "实测结果",
+        "why": "含义",
+        "verified": "验证环境",
+        "docs_say": "文档的说法：{}。",
+        "undocumented": "文档未说明。",
+        "docs": "PyTorch 文档",
+        "issues": "相关 issue：",
+        "reproduce": "复现",
+        "not_verified": "未验证：需要 CUDA 设备。",
+        "unrecorded": "尚未验证。",
+        "observed": "实测：{}。",
+    },
+}
+
+_CODE = re.compile(r"`([^`]+)`")
+
+
+def _inline(text: str) -> list[nodes.Node]:
+    """Text with `backquoted` spans as inline code."""
+    parts: list[nodes.Node] = []
+    for index, piece in enumerate(_CODE.split(text)):
+        if not piece:
+            continue
+        parts.append(nodes.literal(piece, piece) if index % 2 else nodes.Text(piece))
+    return parts
+
+
+def _paragraph(*children: nodes.Node, classes: list[str] | None = None) -> nodes.paragraph:
+    # no source and translatable=False: generated text, never extracted into the .pot
+    paragraph = nodes.paragraph("", "", *children, classes=classes or [])
+    paragraph["translatable"] = False
+    return paragraph
+
+
+def _entry(*children: nodes.Node) -> nodes.entry:
+    return nodes.entry("", *children)
+
+
+class SemanticsTable(SphinxDirective):
+    """Render the claims (optionally only those under some id prefixes) as a table."""
+
+    has_content = False
+    option_spec: ClassVar[dict[str, Any]] = {"prefix": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        claims = load_claims(CLAIMS_FILE)
+        self.env.note_dependency(str(CLAIMS_FILE))
+        self.env.note_dependency(str(RECORD_FILE))
+        prefixes = self.options.get("prefix", "").split()
+        chosen = [c for c in claims if not prefixes or any(_under(c.id, p) for p in prefixes)]
+        for prefix in prefixes:
+            if not any(_under(c.id, prefix) for c in claims):
+                logger.warning(
+                    "semantics-table: no claim id starts with %r",
+                    prefix,
+                    location=self.get_location(),
+                )
+        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
+        labels = LABELS[language]
+        record = _record()
+
+        table = nodes.table(classes=["semantics-table", "colwidths-given"])
+        group = nodes.tgroup(cols=4)
+        table += group
+        for width in (24, 14, 48, 14):
+            group += nodes.colspec(colwidth=width)
+        head = nodes.thead()
+        heading = nodes.row()
+        for key in ("claim", "result", "why", "verified"):
+            heading += _entry(_paragraph(nodes.Text(labels[key])))
+        head += heading
+        group += head
+        body = nodes.tbody()
+        group += body
+        for claim in chosen:
+            body += self._row(claim, language, labels, record)
+            _rows(self.env).setdefault(claim.id, []).append(self.env.docname)
+        return [table]
+
+    def _row(
+        self, claim: Claim, language: str, labels: dict[str, str], record: dict[str, Any]
+    ) -> nodes.row:
+        row = nodes.row(ids=[claim.id], names=[claim.id])  # the raw id: dots and all
+        self.state.document.note_explicit_target(row)
+
+        anchor = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
+        row += _entry(
+            _paragraph(anchor, classes=["semantics-id"]),
+            _paragraph(nodes.literal(claim.api, claim.api)),
+            _paragraph(*_inline(claim.argument_in(language))),
+        )
+
+        result = [_paragraph(nodes.strong(claim.expected, claim.expected))]
+        if claim.docs_say == "unspecified":
+            result.append(
+                _paragraph(nodes.emphasis(labels["undocumented"], labels["undocumented"]))
+            )
+        elif claim.docs_say is not None:
+            text = labels["docs_say"].format(claim.docs_say)
+            result.append(_paragraph(nodes.emphasis(text, text)))
+        row += _entry(*result)
+
+        why: list[nodes.Node] = [_paragraph(*_inline(claim.explanation(language)))]
+        note = claim.note(language)
+        if note:
+            why.append(_paragraph(*_inline(note), classes=["semantics-note"]))
+        links: list[nodes.Node] = [
+            nodes.reference(labels["docs"], labels["docs"], refuri=claim.docs, internal=False)
+        ]
+        if claim.issues:
+            links.append(nodes.Text(" · " + labels["issues"] + " "))
+            for index, number in enumerate(claim.issues):
+                if index:
+                    links.append(nodes.Text(", "))
+                text = f"#{number}"
+                url = ISSUE_URL.format(number)
+                links.append(nodes.reference(text, text, refuri=url, internal=False))
+        why.append(_paragraph(*links))
+        dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
+        dropdown += nodes.title(labels["reproduce"], labels["reproduce"])
+        code = claim.reproduce.rstrip("\n")
+        block = nodes.literal_block(code, code, language="pycon")
+        dropdown += block
+        why.append(dropdown)
+        row += _entry(*why)
+
+        row += _entry(_paragraph(*_verified(claim, labels, record)))
+        return row
+
+
+class SemanticsDisagreements(SphinxDirective):
+    """A list of the claims where the documentation disagrees or is silent, linked to their rows."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
+        labels = LABELS[language]
+        self.env.note_dependency(str(CLAIMS_FILE))
+        items = nodes.bullet_list()
+        for claim in load_claims(CLAIMS_FILE):
+            if claim.docs_say is None:
+                continue
+            link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
+            said = (
+                labels["undocumented"]
+                if claim.docs_say == "unspecified"
+                else labels["docs_say"].format(claim.docs_say)
+            )
+            observed = labels["observed"].format(claim.expected)
+            items += nodes.list_item("", _paragraph(link, nodes.Text(f" — {said} {observed}")))
+        return [items]
+
+
+def _under(claim_id: str, prefix: str) -> bool:
+    return claim_id == prefix or claim_id.startswith(prefix + ".")
+
+
+def _verified(claim: Claim, labels: dict[str, str], record: dict[str, Any]) -> list[nodes.Node]:
+    row = record.get("rows", {}).get(claim.id)
+    if row is not None and row.get("status") == "ok":
+        text = f"torch {record['torch']}"
+        return [nodes.literal(text, text)]
+    if row is not None and row.get("status") == "not_verified":
+        return [nodes.Text(labels["not_verified"])]
+    return [nodes.Text(labels["unrecorded"])]
+
+
+_RECORDS: dict[tuple[float, float], dict[str, Any]] = {}
+
+
+def _record() -> dict[str, Any]:
+    """The verification record, checked against the current claims and probes once per version.
+
+    A record that does not match is a warning (an error under ``-W``), and no row is then shown
+    as verified.
+    """
+    key = (RECORD_FILE.stat().st_mtime, CLAIMS_FILE.stat().st_mtime)
+    if key not in _RECORDS:
+        record = load_record(RECORD_FILE)
+        if record.get("claims_sha256") != claims_digest(load_claims(CLAIMS_FILE)):
+            logger.warning(
+                "%s does not match the claims and probes; run "
+                "`python -m attention.semantics --record conf/semantics-verified.json`",
+                RECORD_FILE.relative_to(ROOT),
+            )
+            record = {"rows": {}}
+        _RECORDS[key] = record
+    return _RECORDS[key]
+
+
+def _rows(env: BuildEnvironment) -> dict[str, list[str]]:
+    """claim id -> the documents that render it (kept in the environment across documents)."""
+    if not hasattr(env, "semantics_rows"):
+        env.semantics_rows = {}  # type: ignore[attr-defined]
+    rows: dict[str, list[str]] = env.semantics_rows  # type: ignore[attr-defined]
+    return rows
+
+
+def _purge(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
+    rows = _rows(env)
+    for claim_id in list(rows):
+        rows[claim_id] = [doc for doc in rows[claim_id] if doc != docname]
+        if not rows[claim_id]:
+            del rows[claim_id]
+
+
+def _merge(app: Sphinx, env: BuildEnvironment, docnames: set[str], other: BuildEnvironment) -> None:
+    rows = _rows(env)
+    for claim_id, docs in _rows(other).items():
+        rows.setdefault(claim_id, []).extend(d for d in docs if d in docnames)
+
+
+def _check_every_claim_once(app: Sphinx, env: BuildEnvironment) -> None:
+    rows = _rows(env)
+    if not rows:
+        return  # a build without the table (e.g. a single page) has nothing to check
+    for claim in load_claims(CLAIMS_FILE):
+        pages = rows.get(claim.id, [])
+        if len(pages) != 1:
+            where = ", ".join(sorted(pages)) or "no page"
+            logger.warning(
+                "semantics claim %s must be rendered on exactly one page, found: %s",
+                claim.id,
+                where,
+            )
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_css_file("semantics-table.css")  # docs/_static/semantics-table.css
+    app.add_directive("semantics-table", SemanticsTable)
+    app.add_directive("semantics-disagreements", SemanticsDisagreements)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("env-check-consistency", _check_every_claim_once)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
