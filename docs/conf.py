@@ -25,7 +25,9 @@ DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
 
 # Figures drawn by code cells read this matplotlibrc (the kernel inherits the environment): it
-# fixes the SVG hash salt and strips dates so two builds write the same bytes.
+# fixes the SVG hash salt and the resolution.  PNG output from Agg carries no date, and nox sets
+# SOURCE_DATE_EPOCH, which matplotlib writes instead of the clock into SVG/PDF metadata; so two
+# builds of one commit write the same bytes (`nox -s reproducible` checks it).
 os.environ["MATPLOTLIBRC"] = str(DOCS / "matplotlibrc")
 # Code cells import the shared figure helpers (docs/_ext/plots.py).
 os.environ["PYTHONPATH"] = os.pathsep.join(
