@@ -20,10 +20,12 @@ What each consumer does with a query row whose keys are **all** masked (checked 
 
 * :func:`attention.scaled_dot_product_attention` raises
   :class:`~attention.errors.NoAllowedKeyError`.
-* ``F.scaled_dot_product_attention`` with a Boolean ``attn_mask`` returns a row of zeros (since
-  torch 2.5; the CPU kernels agree).
+* ``F.scaled_dot_product_attention`` with a Boolean ``attn_mask`` returns a row of zeros (observed
+  on torch 2.13, CPU).
 * ``nn.MultiheadAttention`` returns NaN for that row when ``need_weights=True`` (it runs its own
-  softmax), but zeros when ``need_weights=False`` (it then calls SDPA).
+  softmax).  With ``need_weights=False`` it calls SDPA, whose zero row then passes through the
+  output projection, so the row equals ``out_proj.bias`` -- except on the inference fast path
+  (``eval()`` under ``no_grad``), which returns NaN again.
 * A plain ``torch.softmax`` over a row that is all ``-inf`` returns NaN.
 """
 
