@@ -101,8 +101,9 @@ PATTERN = torch.tensor(
         [False, False, True],
     ]
 )
-"""A 3x3 Boolean mask with a True and a False in every row: either reading leaves each query a
-key, and the two readings give different weights, so the weights tell which one was used."""
+"""A 3x3 Boolean mask with a True and a False in every row, deliberately in no convention: it is
+handed to an API whose convention is under test.  Either reading leaves each query a key, and
+the two readings give different weights, so the weights tell which one the API used."""
 
 EMPTY_ROW_ALLOWED = torch.tensor(
     [
@@ -379,11 +380,12 @@ def mha_attn_mask_float() -> str:
 @probe("mha.key_padding_mask.bool")
 def mha_key_padding_mask_bool() -> str:
     """What True means in MHA's Boolean ``key_padding_mask`` [B, S], on each code path."""
-    padding = torch.tensor([[False, True, False]])  # [B=1, S=3]
-    pattern = padding.expand(3, 3)  # the same keys for every query
+    # [B=1, S=3], True on key 1: its convention is what the probe finds out
+    key_padding_mask = torch.tensor([[False, True, False]])
+    pattern = key_padding_mask.expand(3, 3)  # the same keys for every query
     return _agreed(
         {
-            path: boolean_polarity(_mha_weights(path, key_padding_mask=padding), pattern)
+            path: boolean_polarity(_mha_weights(path, key_padding_mask=key_padding_mask), pattern)
             for path in MHA_PATHS
         }
     )
@@ -460,10 +462,12 @@ def mha_is_causal_need_weights_true() -> str:
 @probe("mha.mixed_mask_dtypes")
 def mha_mixed_mask_dtypes() -> str:
     """A Boolean ``key_padding_mask`` with a float ``attn_mask``: warning, silence or error."""
-    padding = torch.tensor([[False, False, True]])  # [B, S], forbidden convention
+    forbidden_padding = torch.tensor([[False, False, True]])  # [B, S], True = padded key
     additive = torch.zeros(3, 3, dtype=DTYPE)  # [L, S]
     return warning_outcome(
-        lambda: _mha_weights("need_weights_true", key_padding_mask=padding, attn_mask=additive),
+        lambda: _mha_weights(
+            "need_weights_true", key_padding_mask=forbidden_padding, attn_mask=additive
+        ),
         mentioning="key_padding_mask",
     )
 
@@ -562,7 +566,8 @@ def _encoder_padding_polarity(*, fast_path: bool) -> str:
             4, 2, dim_feedforward=8, dropout=0.0, batch_first=True, dtype=DTYPE
         )
         tokens = torch.randn(1, 3, 4, dtype=DTYPE)  # [B, T, E]
-    padding = torch.tensor([[False, False, True]])  # [B, S]: True on key 2
+    # [B, S], True on key 2: its convention is what the probe finds out
+    key_padding_mask = torch.tensor([[False, False, True]])
 
     def first_query(x: Tensor) -> Tensor:
         output: Tensor
@@ -570,10 +575,10 @@ def _encoder_padding_polarity(*, fast_path: bool) -> str:
             if fast_path:
                 layer.eval()
                 with torch.no_grad():
-                    output = layer(x, src_key_padding_mask=padding)
+                    output = layer(x, src_key_padding_mask=key_padding_mask)
             else:
                 layer.train()
-                output = layer(x, src_key_padding_mask=padding)
+                output = layer(x, src_key_padding_mask=key_padding_mask)
         if fused.calls != int(fast_path):
             raise ProbePathError(f"encoder layer fast path ran {fused.calls} time(s)")
         return output.detach()[0, 0]  # [E]
