@@ -64,6 +64,7 @@ extensions = [
     "sphinx_togglebutton",
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
+    "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
 ]
 
 exclude_patterns = [

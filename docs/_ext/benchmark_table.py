@@ -1,0 +1,202 @@
+"""The ``benchmark-table`` directive: the committed benchmark record as tables.
+
+The record is ``docs/_data/benchmark.json``, written by ``nox -s bench`` (``python -m
+attention.benchmark``).  In MyST::
+
+    ```{benchmark-table}
+    :part: sweep
+    ```
+
+``:part:`` is ``provenance`` (machine, torch, date), ``sweep`` (time and extra peak memory per
+implementation and sequence length, next to the cost model's score-matrix size), ``dense-vs-math``
+or ``goals``.  Column heads are localised here (``LABELS``), numbers come from the record only, so
+both languages show the same figures and nothing needs a ``.po`` entry.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.application import Sphinx
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.typing import ExtensionMetadata
+
+from attention.cost import attention_cost
+
+RECORD = Path(__file__).resolve().parents[1] / "_data" / "benchmark.json"
+MIB = 2**20
+
+LABELS: dict[str, dict[str, str]] = {
+    "en": {
+        "T": "T",
+        "mask": "mask",
+        "none": "none",
+        "causal": "causal",
+        "time": "time (ms)",
+        "memory": "extra peak memory (MiB)",
+        "torch_default": "torch default kernel",
+        "torch_math": "torch math backend",
+        "dense": "dense reference",
+        "tiled": "tiled",
+        "model": "cost model: scores + weights (MiB)",
+        "goal": "goal",
+        "ratio": "measured ratio",
+        "target": "target",
+        "met": "met",
+        "yes": "yes",
+        "no": "no",
+        "field": "field",
+        "value": "value",
+        "date": "date",
+        "torch": "torch",
+        "python": "Python",
+        "cpu": "CPU",
+        "cores": "cores",
+        "torch_threads": "torch threads",
+        "platform": "platform",
+        "repeats": "fresh processes per figure (median)",
+        "config": "configuration",
+        "tiled_memory_vs_dense_T8192": "tiled / dense extra peak memory, T = 8192",
+        "tiled_time_vs_torch_default_T4096": "tiled / torch default kernel time, T = 4096",
+        "dense_time_vs_torch_math_B4_T1024_causal": (
+            "dense reference / torch math backend time, B = 4, L = S = 1024, causal"
+        ),
+    },
+    "zh_CN": {
+        "T": "T",
+        "mask": "掩码",
+        "none": "无",
+        "causal": "因果",
+        "time": "时间 (ms)",
+        "memory": "额外峰值内存 (MiB)",
+        "torch_default": "torch 默认内核",
+        "torch_math": "torch math 后端",
+        "dense": "稠密参考实现",
+        "tiled": "分块实现",
+        "model": "成本模型：分数 + 权重 (MiB)",
+        "goal": "目标",
+        "ratio": "实测比值",
+        "target": "要求",
+        "met": "达成",
+        "yes": "是",
+        "no": "否",
+        "field": "项目",
+        "value": "值",
+        "date": "日期",
+        "torch": "torch",
+        "python": "Python",
+        "cpu": "CPU",
+        "cores": "核心数",
+        "torch_threads": "torch 线程数",
+        "platform": "平台",
+        "repeats": "每个数据的独立进程数（取中位数）",
+        "config": "配置",
+        "tiled_memory_vs_dense_T8192": "分块 / 稠密 额外峰值内存，T = 8192",
+        "tiled_time_vs_torch_default_T4096": "分块 / torch 默认内核 时间，T = 4096",
+        "dense_time_vs_torch_math_B4_T1024_causal": (
+            "稠密参考实现 / torch math 后端 时间，B = 4，L = S = 1024，因果"
+        ),
+    },
+}
+
+
+def load_record(path: Path = RECORD) -> dict[str, Any]:
+    """The committed benchmark record."""
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return record
+
+
+def _table(head: list[str], rows: list[list[str]]) -> nodes.table:
+    table = nodes.table(classes=["benchmark-table"])
+    group = nodes.tgroup(cols=len(head))
+    table += group
+    group.extend(nodes.colspec(colwidth=1) for _ in head)
+    thead, tbody = nodes.thead(), nodes.tbody()
+    for target, cells in ((thead, [head]), (tbody, rows)):
+        for cells_row in cells:
+            row = nodes.row()
+            for text in cells_row:
+                row += nodes.entry("", nodes.paragraph(text=text))
+            target += row
+    group += thead
+    group += tbody
+    return table
+
+
+class BenchmarkTable(SphinxDirective):
+    """Render one part of the benchmark record."""
+
+    option_spec: ClassVar[dict[str, Any]] = {"part": directives.unchanged_required}
+
+    def run(self) -> list[nodes.Node]:
+        self.env.note_dependency(str(RECORD))
+        label = LABELS.get(self.config.language or "en", LABELS["en"])
+        record = load_record()
+        part = self.options.get("part", "sweep")
+        if part == "provenance":
+            machine = record["machine"]
+            rows = [
+                [label["date"], record["date"]],
+                [label["torch"], record["torch"]],
+                [label["python"], record["python"]],
+                [label["cpu"], machine["cpu"]],
+                [label["cores"], str(machine["cores"])],
+                [label["torch_threads"], str(machine["torch_threads"])],
+                [label["platform"], machine["platform"]],
+                [label["repeats"], str(record["repeats"])],
+            ]
+            return [_table([label["field"], label["value"]], rows)]
+        if part == "sweep":
+            return [self._sweep(record, label)]
+        if part == "dense-vs-math":
+            rows = [
+                [label[row["impl"]], f"{row['seconds_median'] * 1000:.1f}"]
+                for row in record["dense_vs_math"]
+            ]
+            return [_table([label["config"], label["time"]], rows)]
+        if part == "goals":
+            rows = []
+            for name, goal in record["goals"].items():
+                ratio = "–" if goal["ratio"] is None else f"{goal['ratio']:.3f}"
+                met = "–" if goal["met"] is None else label["yes" if goal["met"] else "no"]
+                rows.append([label[name], ratio, goal["target"], met])
+            head = [label["goal"], label["ratio"], label["target"], label["met"]]
+            return [_table(head, rows)]
+        raise self.error(f"unknown :part: {part!r}; use provenance, sweep, dense-vs-math or goals")
+
+    @staticmethod
+    def _sweep(record: dict[str, Any], label: dict[str, str]) -> nodes.table:
+        impls = ("torch_default", "dense", "tiled")
+        cells: dict[tuple[int, bool], dict[str, dict[str, Any]]] = {}
+        for row in record["sweep"]:
+            cells.setdefault((row["length"], row["masked"]), {})[row["impl"]] = row
+        head = [label["T"], label["mask"]]
+        head += [f"{label[i]}: {label['time']}" for i in impls]
+        head += [f"{label[i]}: {label['memory']}" for i in impls]
+        head.append(label["model"])
+        rows = []
+        for (length, masked), by_impl in sorted(cells.items()):
+            first = next(iter(by_impl.values()))
+            cost = attention_cost(
+                batch=first["batch"],
+                seq_len=length,
+                d_model=first["heads"] * first["d_k"],
+                num_heads=first["heads"],
+            )
+            rows.append(
+                [str(length), label["causal" if masked else "none"]]
+                + [f"{by_impl[i]['seconds_median'] * 1000:.1f}" for i in impls]
+                + [f"{by_impl[i]['extra_peak_bytes_median'] / MIB:.1f}" for i in impls]
+                + [f"{2 * cost.score_bytes / MIB:.0f}"]
+            )
+        return _table(head, rows)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    """Register the directive."""
+    app.add_directive("benchmark-table", BenchmarkTable)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
