@@ -172,7 +172,7 @@ def sdpa_scale_one_over_d(monkeypatch: pytest.MonkeyPatch) -> None:
 def _install_canonical_mask(
     monkeypatch: pytest.MonkeyPatch, change: Callable[[Tensor], Tensor], *, warn: bool = True
 ) -> None:
-    """Replace the helper that turns MHA/Transformer masks into additive ones."""
+    """Replace F._canonical_mask, which turns MHA and Transformer masks into additive ones."""
 
     def canonical_mask(
         mask: Tensor | None,

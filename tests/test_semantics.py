@@ -154,7 +154,7 @@ def test_a_minimal_row_parses() -> None:
         ({"docs_say": "forbidden"}, "a note must explain it"),
         ({"requires": "tpu"}, "requires must be one of"),
         ({"issues": [0]}, "issues must be"),
-        ({"reproduce": "print(1)"}, "'>>> ' session"),
+        ({"reproduce": "print(1)"}, "'>>> ' example"),
         ({"explanation": {"en": "only English"}}, "exactly the keys en and zh"),
         ({"docs": "http://example.com"}, "https:// link"),
         ({"colour": "red"}, "unknown field"),

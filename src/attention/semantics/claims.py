@@ -225,7 +225,7 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
         raise ClaimsError(f"{row}: requires must be one of {REQUIREMENTS}, got {requires!r}")
     reproduce = _text(row, data, "reproduce")
     if not reproduce.startswith(">>> "):
-        raise ClaimsError(f"{row}: reproduce must be a '>>> ' session that can run as a doctest")
+        raise ClaimsError(f"{row}: reproduce must be a '>>> ' example that can run as a doctest")
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
     argument_en, argument_zh = _bilingual(row, data, "argument")
     return Claim(
