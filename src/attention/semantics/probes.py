@@ -130,14 +130,25 @@ CPU_KERNELS = (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION)
 
 
 def _sdpa_weights(
-    length: int, source: int, *, device: str = "cpu", dtype: torch.dtype = DTYPE, **kwargs: Any
+    length: int,
+    source: int,
+    *,
+    device: str = "cpu",
+    dtype: torch.dtype = DTYPE,
+    heads_axis: bool = True,
+    **kwargs: Any,
 ) -> Tensor:
-    """Call ``F.scaled_dot_product_attention`` so that its output is the weight matrix [L, S]."""
-    query = torch.zeros(1, 1, length, 8, dtype=dtype, device=device)  # [B, H, L, D]: scores 0
-    key = torch.zeros(1, 1, source, 8, dtype=dtype, device=device)  # [B, H, S, D]
-    value = torch.eye(source, 8, dtype=dtype, device=device)[None, None]  # [B, H, S, 8], one-hot
-    output = F.scaled_dot_product_attention(query, key, value, **kwargs)  # [B, H, L, 8]
-    return output[0, 0, :, :source].to("cpu", DTYPE)  # [L, S]
+    """Call ``F.scaled_dot_product_attention`` so that its output is the weight matrix [L, S].
+
+    The inputs are 4-D ``[B, H, ., D]``, or 3-D ``[B, ., D]`` with ``heads_axis=False`` (the
+    rank can change which CPU kernel runs).
+    """
+    lead = (1, 1) if heads_axis else (1,)
+    query = torch.zeros(*lead, length, 8, dtype=dtype, device=device)  # [.., L, D]: scores 0
+    key = torch.zeros(*lead, source, 8, dtype=dtype, device=device)  # [.., S, D]
+    value = torch.eye(source, 8, dtype=dtype, device=device).expand(*lead, source, 8)  # one-hot
+    output = F.scaled_dot_product_attention(query, key, value, **kwargs)  # [.., L, 8]
+    return output.reshape(length, 8)[:, :source].to("cpu", DTYPE)  # [L, S]
 
 
 def _each_cpu_kernel(observe: Callable[[], str]) -> str:
@@ -175,7 +186,7 @@ def sdpa_is_causal_alignment() -> str:
     return _each_cpu_kernel(lambda: causal_alignment(_sdpa_weights(2, 4, is_causal=True)))
 
 
-def _causal_with_mask() -> str:
+def _causal_with_mask(*, heads_axis: bool = True) -> str:
     """``is_causal=True`` plus an ``attn_mask``: rejected, or which of the two was applied.
 
     The mask and the causal triangle differ, and so does their intersection, so the weights tell
@@ -185,7 +196,9 @@ def _causal_with_mask() -> str:
     causal = torch.ones(3, 3, dtype=torch.bool).tril()
     weights: list[Tensor] = []
     outcome, _ = call_outcome(
-        lambda: weights.append(_sdpa_weights(3, 3, attn_mask=allowed, is_causal=True))
+        lambda: weights.append(
+            _sdpa_weights(3, 3, attn_mask=allowed, is_causal=True, heads_axis=heads_axis)
+        )
     )
     if outcome == "error":
         return "error"
@@ -207,9 +220,14 @@ def sdpa_is_causal_with_attn_mask() -> str:
 
 @probe("sdpa.is_causal_with_attn_mask.math")
 def sdpa_is_causal_with_attn_mask_math() -> str:
-    """The same call on the math kernel (what 3-D inputs get, or ``SDPBackend.MATH`` forces)."""
+    """The same call on the math kernel: forced with ``SDPBackend.MATH``, and chosen for 3-D inputs.
+
+    The 3-D case shows the choice without forcing it: the default selection must send it to a
+    kernel that rejects the combination.
+    """
     with sdpa_kernel(SDPBackend.MATH):
-        return _causal_with_mask()
+        forced = _causal_with_mask()
+    return _agreed({"math forced": forced, "3-D inputs": _causal_with_mask(heads_axis=False)})
 
 
 @probe("sdpa.fully_masked_row")
