@@ -214,8 +214,13 @@ def _causal_with_mask(*, heads_axis: bool = True) -> str:
 
 @probe("sdpa.is_causal_with_attn_mask")
 def sdpa_is_causal_with_attn_mask() -> str:
-    """``is_causal=True`` with an ``attn_mask``, 4-D inputs, default CPU kernel choice."""
-    return _causal_with_mask()
+    """``is_causal=True`` with an ``attn_mask``, 4-D inputs: default choice and CPU flash kernel.
+
+    Both must agree: the row says the default choice for these inputs is the flash kernel.
+    """
+    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+        forced = _causal_with_mask()
+    return _agreed({"default": _causal_with_mask(), "flash_attention forced": forced})
 
 
 @probe("sdpa.is_causal_with_attn_mask.math")
