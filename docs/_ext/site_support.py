@@ -52,6 +52,9 @@ def _configure_language(app: Sphinx, config: Config) -> None:
     # Sphinx's Chinese search splits words with jieba (a docs dependency).
     config.html_search_language = "zh" if config.language == "zh_CN" else config.language
     if config.language == "zh_CN":
+        # sphinx-togglebutton ships no Chinese catalogue for its fold hints
+        config.togglebutton_hint = "点击展开"
+        config.togglebutton_hint_hide = "点击收起"
         import jieba  # only the Chinese build needs it
 
         jieba.setLogLevel(stdlib_logging.WARNING)  # quiet its dictionary-loading chatter
@@ -179,7 +182,8 @@ def _check_public_names_documented(app: Sphinx, env: BuildEnvironment) -> None:
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("site_titles", {}, "html", types=frozenset({dict}))
     app.add_search_language(_ChineseSearch)
-    app.connect("config-inited", _configure_language)
+    # priority 400: before sphinx-togglebutton turns its hint settings into page scripts
+    app.connect("config-inited", _configure_language, priority=400)
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
     app.add_transform(KeepDocstringsUntranslated)
     app.connect("html-page-context", _add_language_switch)
