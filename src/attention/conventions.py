@@ -11,6 +11,11 @@ convention     values                  used by
                                        0 = keep, ``-inf`` = forbid
 =============  ======================  ====================================================
 
+Hugging Face models take a fourth spelling of the first convention: ``attention_mask`` is an
+*integer* ``[B, S]`` tensor, 1 for a real token (may be attended to) and 0 for padding.  It is
+``allowed`` written as integers, per key; :func:`hf_attention_mask_to_allowed` and
+:func:`allowed_to_hf_attention_mask` convert it, and refuse anything but 0 and 1.
+
 Every Boolean converter is an exact round trip.  ``additive`` masks convert back to Boolean only
 when they hold nothing but 0 and ``-inf``; anything else (a bias, or a finite "large negative" like
 ``-1e9``) carries more than a Boolean and raises :class:`~attention.errors.MaskValueError`.
@@ -35,17 +40,24 @@ import torch
 from torch import Tensor
 
 from attention._validate import require_additive, require_bool, shape_str
-from attention.errors import AttentionShapeError, MaskArgumentError, MaskValueError
+from attention.errors import (
+    AttentionShapeError,
+    MaskArgumentError,
+    MaskDtypeError,
+    MaskValueError,
+)
 
 __all__ = [
     "additive_to_allowed",
     "additive_to_forbidden",
     "allowed_to_additive",
     "allowed_to_forbidden",
+    "allowed_to_hf_attention_mask",
     "allowed_to_mha_attn_mask",
     "allowed_to_mha_key_padding_mask",
     "forbidden_to_additive",
     "forbidden_to_allowed",
+    "hf_attention_mask_to_allowed",
     "mha_attn_mask_to_allowed",
     "mha_key_padding_mask_to_allowed",
 ]
@@ -234,3 +246,69 @@ def mha_key_padding_mask_to_allowed(key_padding_mask: Tensor) -> Tensor:
             f"key_padding_mask must be [B, S], got shape {shape_str(key_padding_mask)}"
         )
     return allowed[:, None, :]  # [B, 1, S]
+
+
+def hf_attention_mask_to_allowed(attention_mask: Tensor) -> Tensor:
+    """HF ``attention_mask`` ``[B, S]`` (1 = attend, 0 = padding) → **allowed** ``[B, 1, S]``.
+
+    Hugging Face models mark real tokens with 1 and padded ones with 0: the **allowed**
+    convention (True = may attend) written as integers, one entry per key.  The result broadcasts
+    over the queries in :func:`attention.scaled_dot_product_attention` and in
+    ``F.scaled_dot_product_attention``.  Integer and Boolean masks are accepted; a value other than
+    0 and 1 raises :class:`~attention.errors.MaskValueError` (it is not a padding mask), and a
+    floating-point mask raises :class:`~attention.errors.MaskDtypeError`: a float here is usually
+    an already expanded additive mask (0 / a large negative), which reads the other way round.
+
+    >>> hf_attention_mask_to_allowed(torch.tensor([[1, 1, 0]]))   # [B=1, S=3], last key padded
+    tensor([[[ True,  True, False]]])
+    """
+    if not isinstance(attention_mask, Tensor):
+        name = type(attention_mask).__name__
+        raise MaskDtypeError(f"attention_mask must be an integer torch tensor, got {name}")
+    if attention_mask.is_floating_point() or attention_mask.is_complex():
+        raise MaskDtypeError(
+            "attention_mask must hold integers 0 / 1 (1 = attend), got dtype "
+            f"{attention_mask.dtype}; a floating mask is usually an expanded additive mask: "
+            "convert it with additive_to_allowed instead"
+        )
+    if attention_mask.ndim != 2:
+        raise AttentionShapeError(
+            "attention_mask must be [B, S] (one entry per key), got shape "
+            f"{shape_str(attention_mask)}"
+        )
+    if attention_mask.dtype != torch.bool:
+        valid = (attention_mask == 0) | (attention_mask == 1)
+        if not bool(valid.all()):
+            odd = attention_mask[~valid].flatten()[:3].tolist()
+            raise MaskValueError(
+                f"attention_mask may hold only 0 (padding) and 1 (attend), got e.g. {odd}"
+            )
+    return (attention_mask != 0)[:, None, :]  # [B, 1, S]
+
+
+def allowed_to_hf_attention_mask(allowed: Tensor, dtype: torch.dtype = torch.long) -> Tensor:
+    """Key-padding **allowed** (True = may attend) → HF ``attention_mask`` ``[B, S]`` of 0 / 1.
+
+    ``allowed`` is ``[B, S]`` or ``[B, 1, S]``.  The result is ``[B, S]`` in ``dtype``
+    (``torch.long`` by default, as tokenizers return it): 1 where the key may be attended to, 0
+    where it is padding.  ``dtype`` must be an integer dtype or ``torch.bool``; a query-dependent
+    mask ``[B, L, S]`` with ``L > 1`` has no ``attention_mask`` equivalent and raises
+    :class:`~attention.errors.AttentionShapeError`.
+
+    >>> allowed_to_hf_attention_mask(torch.tensor([[[True, True, False]]]))   # [1, 1, 3]
+    tensor([[1, 1, 0]])
+    """
+    require_bool("allowed", allowed)
+    if dtype.is_floating_point or dtype.is_complex:
+        raise MaskArgumentError(
+            "dtype must be an integer dtype or torch.bool (attention_mask holds 0 / 1), "
+            f"got {dtype}"
+        )
+    if allowed.ndim == 3 and allowed.shape[1] == 1:
+        allowed = allowed[:, 0, :]  # [B, S]
+    if allowed.ndim != 2:
+        raise AttentionShapeError(
+            "an attention_mask is one entry per key: allowed must be [B, S] or [B, 1, S], "
+            f"got shape {shape_str(allowed)}"
+        )
+    return allowed.to(dtype)  # [B, S]: 1 = attend, 0 = padding
