@@ -24,6 +24,11 @@ def count(name: str) -> None:
     _COUNTS[name] += 1
 
 
+def registered() -> bool:
+    """True when some agreement test was collected in this run."""
+    return bool(_EXPECTED)
+
+
 def total() -> int:
     """Cases compared so far, all tests together."""
     return sum(_COUNTS.values())
