@@ -1,7 +1,8 @@
-r"""Exact attention computed block by block over the keys, never materialising ``[L, S]`` scores.
+r"""Exact attention computed tile by tile, never materialising the ``[L, S]`` scores.
 
-For each block of ``block_size`` keys the running row maximum :math:`m`, the running normaliser
-:math:`\ell` and the running weighted sum :math:`a` are updated (the online softmax):
+Queries are taken ``block_size`` at a time; for each block of queries the keys are visited in
+blocks of ``block_size``, and for each key block the running row maximum :math:`m`, the running
+normaliser :math:`\ell` and the running weighted sum :math:`a` are updated (the online softmax):
 
 .. math::
 
@@ -10,9 +11,9 @@ For each block of ``block_size`` keys the running row maximum :math:`m`, the run
    a' = e^{m - m'} a + \sum_j e^{s_j - m'} v_j,
 
 and the output is :math:`a / \ell`: the same softmax-weighted sum as the dense computation, with
-one block of scores ``[..., L, block_size]`` as extra memory instead of ``[..., L, S]``.  Key
-blocks that a mask forbids for every query are skipped, and within a block only the query rows
-that may see one of its keys are computed (about half the work for a causal mask).
+one tile of scores ``[..., block_size, block_size]`` as extra memory instead of ``[..., L, S]``.
+Tiles that a mask forbids entirely are skipped (about half of them for a causal mask), and tiles
+it allows entirely are not masked at all.
 """
 
 from __future__ import annotations
@@ -42,10 +43,10 @@ def tiled_attention(
     value: Tensor,
     allowed: Tensor | None = None,
     *,
-    block_size: int = 512,
+    block_size: int = 256,
     scale: float | None = None,
 ) -> Tensor:
-    r"""Exact attention over key blocks with the online softmax; returns ``output [..., L, Dv]``.
+    r"""Exact attention over tiles with the online softmax; returns ``output [..., L, Dv]``.
 
     Args:
         query: ``[..., L, D]`` floating point; any leading (batch, head) dimensions.
@@ -53,7 +54,7 @@ def tiled_attention(
         value: ``[..., S, Dv]``.
         allowed: optional **Boolean, True = may attend**, broadcastable to ``[..., L, S]``; it is
             read one block at a time (a broadcast ``[L, S]`` causal mask is never expanded).
-        block_size: keys per block; it need not divide ``S``.
+        block_size: queries and keys per tile; it need not divide ``L`` or ``S``.
         scale: factor applied to :math:`QK^\top`; default :math:`1/\sqrt{D}`.
 
     Raises the same errors as :func:`attention.scaled_dot_product_attention`, plus
@@ -89,41 +90,43 @@ def tiled_attention(
     overflow_possible = scores_may_overflow(query, key, factor)
 
     acc_dtype = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
-    running_max = query.new_full((*leading, length), float("-inf"), dtype=acc_dtype)  # [..., L]
-    normaliser = query.new_zeros((*leading, length), dtype=acc_dtype)  # [..., L]
-    acc = query.new_zeros((*leading, length, value.shape[-1]), dtype=acc_dtype)  # [..., L, Dv]
+    output = query.new_empty((*leading, length, value.shape[-1]), dtype=acc_dtype)  # [..., L, Dv]
+    has_key = query.new_zeros((*leading, length), dtype=torch.bool)  # [..., L]
 
-    for start in range(0, source, block_size):
-        stop = min(start + block_size, source)
-        rows = slice(0, length)
-        block_mask = None
-        if mask is not None:
-            # The mask keeps its broadcast shape ([L, S] for a causal mask): no expansion.
-            block_mask = mask if mask.shape[-1] == 1 else mask[..., start:stop]
-            seen = block_mask.any(dim=-1).reshape(-1, block_mask.shape[-2]).any(dim=0)
-            hit = seen.nonzero()  # rows (of the mask) that may see a key of this block
-            if hit.numel() == 0:
-                continue  # a block forbidden for every query: skip it
-            if block_mask.shape[-2] != 1:
-                rows = slice(int(hit[0]), int(hit[-1]) + 1)
-                block_mask = block_mask[..., rows, :]
-        q = query[..., rows, :]  # [..., r, D]
-        scores = q @ key[..., start:stop, :].transpose(-2, -1)  # [..., r, bk]
-        if overflow_possible and not bool(torch.isfinite(scores).all()):
-            raise NonFiniteError(OVERFLOW_MESSAGE.format(dtype=query.dtype))
-        scores = scores.to(acc_dtype).mul_(factor)
-        if block_mask is not None:
-            scores.masked_fill_(~block_mask, float("-inf"))  # before the softmax
-        old_max = running_max[..., rows]  # [..., r]
-        new_max = torch.maximum(old_max, scores.amax(dim=-1))  # [..., r]
-        # Rows with no allowed key so far keep max -inf; shift them by 0 to avoid inf - inf.
-        shift = torch.where(torch.isneginf(new_max), torch.zeros_like(new_max), new_max)
-        rescale = torch.exp(old_max - shift)  # [..., r], 0 where old_max is -inf
-        scores.sub_(shift[..., None]).exp_()  # p = exp(s - m'), in place: [..., r, bk]
-        normaliser[..., rows] = normaliser[..., rows] * rescale + scores.sum(dim=-1)
-        block_values = value[..., start:stop, :].to(acc_dtype)  # [..., bk, Dv]
-        acc[..., rows, :] = acc[..., rows, :] * rescale[..., None] + scores @ block_values
-        running_max[..., rows] = new_max
+    for q0 in range(0, length, block_size):
+        q1 = min(q0 + block_size, length)
+        q = query[..., q0:q1, :]  # [..., bq, D]
+        running_max = q.new_full((*leading, q1 - q0), float("-inf"), dtype=acc_dtype)  # [..., bq]
+        normaliser = q.new_zeros((*leading, q1 - q0), dtype=acc_dtype)  # [..., bq]
+        acc = q.new_zeros((*leading, q1 - q0, value.shape[-1]), dtype=acc_dtype)  # [..., bq, Dv]
+        for k0 in range(0, source, block_size):
+            k1 = min(k0 + block_size, source)
+            tile = None
+            if mask is not None:
+                # The mask keeps its broadcast shape ([L, S] for a causal mask): no expansion.
+                tile = mask[..., q0:q1, :] if mask.shape[-2] != 1 else mask
+                tile = tile[..., k0:k1] if mask.shape[-1] != 1 else tile  # [..., bq, bk]
+                if not bool(tile.any()):
+                    continue  # no query of this block may see a key of that block: skip it
+                if bool(tile.all()):
+                    tile = None  # nothing forbidden in this tile: no masking needed
+            scores = q @ key[..., k0:k1, :].transpose(-2, -1)  # [..., bq, bk]
+            if overflow_possible and not bool(torch.isfinite(scores).all()):
+                raise NonFiniteError(OVERFLOW_MESSAGE.format(dtype=query.dtype))
+            scores = scores.to(acc_dtype).mul_(factor)
+            if tile is not None:
+                scores.masked_fill_(~tile, float("-inf"))  # before the softmax
+            new_max = torch.maximum(running_max, scores.amax(dim=-1))  # [..., bq]
+            # Rows with no allowed key so far keep max -inf; shift them by 0, not inf - inf.
+            shift = torch.where(torch.isneginf(new_max), torch.zeros_like(new_max), new_max)
+            rescale = torch.exp(running_max - shift)  # [..., bq], 0 where the old max is -inf
+            scores.sub_(shift[..., None]).exp_()  # p = exp(s - m'), in place: [..., bq, bk]
+            normaliser = normaliser * rescale + scores.sum(dim=-1)  # ℓ' = e^(m - m')ℓ + Σp
+            block_values = value[..., k0:k1, :].to(acc_dtype)  # [..., bk, Dv]
+            acc = acc * rescale[..., None] + scores @ block_values  # a' = e^(m - m')a + Σp·v
+            running_max = new_max
+        output[..., q0:q1, :] = acc / normaliser[..., None]  # [..., bq, Dv]
+        has_key[..., q0:q1] = normaliser > 0
 
-    require_a_key_per_row(normaliser > 0)  # [..., L]
-    return (acc / normaliser[..., None]).to(query.dtype)  # [..., L, Dv]
+    require_a_key_per_row(has_key)  # [..., L]
+    return output.to(query.dtype)  # [..., L, Dv]
