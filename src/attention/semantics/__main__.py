@@ -2,6 +2,10 @@
 
 Human-readable by default; ``--json`` prints ``{"torch": ..., "rows": [...]}``.  The exit status is
 0 only if every row that could be verified here is ok (``--strict``: every row).
+
+``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
+xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
+reason, and do not fail the run.  Without ``--all`` none of those frameworks is imported.
 """
 
 from __future__ import annotations
@@ -11,8 +15,9 @@ import json
 import sys
 from collections.abc import Sequence
 
-from attention.semantics.claims import load_claims
-from attention.semantics.record import make_record, write_record
+from attention.semantics.claims import load_claims, load_ecosystem_claims
+from attention.semantics.record import make_ecosystem_record, make_record, write_record
+from attention.semantics.registry import installed_versions
 from attention.semantics.report import exit_status, format_table, run, to_json
 
 __all__ = ["main"]
@@ -35,6 +40,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument(
+        "--all",
+        action="store_true",
+        help="also check the rows about JAX, Flax, Keras, Transformers, flash-attn and xFormers "
+        "(those not installed are reported as skipped)",
+    )
+    parser.add_argument(
         "--only",
         action="append",
         metavar="ID",
@@ -48,17 +59,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--record",
         metavar="PATH",
-        help="after a run with no failing row, write the verification record to PATH",
+        help="after a run with no failing row, write the verification record to PATH: the "
+        "PyTorch rows' record, or with --all the other frameworks' (every one installed)",
     )
     parser.add_argument("--claims", metavar="PATH", help="claims file (default: the project's)")
     args = parser.parse_args(argv)
 
     claims = load_claims(args.claims)
-    results = run(claims, only=args.only)
+    ecosystem = load_ecosystem_claims() if args.all else []
+    results = run([*claims, *ecosystem], only=args.only)
+    versions = installed_versions() if args.all else None
     if args.json:
-        print(json.dumps(to_json(results), indent=2, ensure_ascii=False))
+        print(json.dumps(to_json(results, versions=versions), indent=2, ensure_ascii=False))
     else:
-        print(format_table(results))
+        print(format_table(results, versions=versions))
     status = exit_status(results, strict=args.strict)
     if args.record:
         if args.only:
@@ -66,7 +80,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if status != 0:
             print(f"not writing {args.record}: some rows failed", file=sys.stderr)
             return status
-        write_record(make_record(claims, results), args.record)
+        if args.all:
+            ours = [r for r in results if r.claim.framework != "torch"]
+            try:
+                record = make_ecosystem_record(ecosystem, ours)
+            except ValueError as error:
+                print(f"not writing {args.record}: {error}", file=sys.stderr)
+                return 1
+        else:
+            record = make_record(claims, results)
+        write_record(record, args.record)
         print(f"wrote {args.record}", file=sys.stderr)
     return status
 

@@ -7,7 +7,10 @@ link to the framework's documentation and a short ``>>>`` snippet that reproduce
 
 In a source checkout the file is ``conf/semantics.toml``; an installed wheel carries a copy inside
 this package.  :func:`load_claims` finds either, validates every field and raises
-:class:`ClaimsError` naming the row and the field at the first problem.
+:class:`ClaimsError` naming the row and the field at the first problem.  The rows about other
+frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers) live beside it in
+``conf/semantics-ecosystem.toml``, read by :func:`load_ecosystem_claims`; :func:`load_all_claims`
+reads both and checks that no id appears in both.
 
 >>> claims = load_claims()
 >>> by_id = {claim.id: claim for claim in claims}
@@ -25,6 +28,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from attention.semantics.registry import FRAMEWORK_MODULES
+
 __all__ = [
     "DOCS_SAY_EXTRA",
     "REQUIREMENTS",
@@ -32,7 +37,10 @@ __all__ = [
     "Claim",
     "ClaimsError",
     "default_claims_path",
+    "ecosystem_claims_path",
+    "load_all_claims",
     "load_claims",
+    "load_ecosystem_claims",
     "parse_claims",
 ]
 
@@ -61,7 +69,8 @@ DOCS_SAY_EXTRA = ("unspecified",)
 REQUIREMENTS = ("cuda",)
 """What a claim may require beyond a CPU; such rows are reported as not verified without it."""
 
-_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[a-z0-9_]+)+$")
+# the first part is a lower-case module name; later parts may be class names (MultiHeadAttention)
+_ID = re.compile(r"^[a-z][a-z0-9_]*(\.[A-Za-z0-9_]+)+$")
 _FIELDS = {
     "id",
     "framework",
@@ -73,6 +82,7 @@ _FIELDS = {
     "note",
     "issues",
     "requires",
+    "source",
     "explanation",
     "reproduce",
 }
@@ -100,7 +110,9 @@ class Claim:
     ``docs_say`` is set only where the documentation disagrees with the observed behaviour or is
     silent about it; ``note`` (English, Chinese) then explains the difference.  ``issues`` are
     issue or pull-request numbers in the framework's repository.  ``requires`` names hardware
-    the check needs (``"cuda"``); without it the row is reported as not verified.
+    the check needs (``"cuda"``); without it the row is reported as not verified.  ``source``
+    (English, Chinese) names the file or page, and the version, that a row rests on where it
+    cannot be verified here.
 
     >>> claim = next(c for c in load_claims() if c.id == "sdpa.fully_masked_row")
     >>> claim.expected, claim.docs_say, claim.disagrees_with_docs
@@ -122,6 +134,8 @@ class Claim:
     note_zh: str | None = None
     issues: tuple[int, ...] = ()
     requires: str | None = None
+    source_en: str | None = None
+    source_zh: str | None = None
 
     @property
     def disagrees_with_docs(self) -> bool:
@@ -145,6 +159,10 @@ class Claim:
         """The note on a docs disagreement in ``language``, or None when there is none."""
         return self.note_zh if language.startswith("zh") else self.note_en
 
+    def source(self, language: str) -> str | None:
+        """Where an unverifiable row comes from, in ``language``, or None."""
+        return self.source_zh if language.startswith("zh") else self.source_en
+
 
 def default_claims_path() -> Path:
     """The claims file: the copy packaged in a wheel, else ``conf/semantics.toml`` of the checkout.
@@ -165,12 +183,70 @@ def default_claims_path() -> Path:
     )
 
 
+def ecosystem_claims_path() -> Path:
+    """The claims about other frameworks: the packaged copy, else ``conf/semantics-ecosystem.toml``.
+
+    >>> ecosystem_claims_path().name
+    'semantics-ecosystem.toml'
+    """
+    packaged = resources.files("attention.semantics").joinpath("semantics-ecosystem.toml")
+    if packaged.is_file():
+        return Path(str(packaged))
+    checkout = Path(__file__).resolve().parents[3] / "conf" / "semantics-ecosystem.toml"
+    if checkout.is_file():
+        return checkout
+    raise ClaimsError(
+        "no ecosystem claims file: neither a packaged attention/semantics/semantics-ecosystem.toml "
+        f"nor {checkout} exists"
+    )
+
+
 def load_claims(path: Path | str | None = None) -> list[Claim]:
     """Read and validate the claims file (``path``, or :func:`default_claims_path`)."""
     source = Path(path) if path is not None else default_claims_path()
     with source.open("rb") as handle:
         data = tomllib.load(handle)
     return parse_claims(data)
+
+
+def load_ecosystem_claims(path: Path | str | None = None) -> list[Claim]:
+    """Read and validate the claims about other frameworks (default :func:`ecosystem_claims_path`).
+
+    Every row must name its ``framework``, and none may be about torch: those rows belong in the
+    PyTorch file.
+
+    >>> sorted({claim.framework for claim in load_ecosystem_claims()})[:3]
+    ['flash_attn', 'flax', 'jax']
+    """
+    source = Path(path) if path is not None else ecosystem_claims_path()
+    with source.open("rb") as handle:
+        data = tomllib.load(handle)
+    claims = parse_claims(data)
+    for index, row in enumerate(data["claims"], start=1):
+        if "framework" not in row or row["framework"] == "torch":
+            raise ClaimsError(
+                f"claim #{index} ({row.get('id')!r}): a row of {source.name} must name its "
+                "framework, and it may not be torch"
+            )
+    return claims
+
+
+def load_all_claims(
+    path: Path | str | None = None, ecosystem_path: Path | str | None = None
+) -> list[Claim]:
+    """The PyTorch claims followed by the claims about other frameworks; ids unique across both.
+
+    >>> claims = load_all_claims()
+    >>> len(claims) == len(load_claims()) + len(load_ecosystem_claims())
+    True
+    """
+    claims = load_claims(path) + load_ecosystem_claims(ecosystem_path)
+    seen: set[str] = set()
+    for claim in claims:
+        if claim.id in seen:
+            raise ClaimsError(f"claim id {claim.id!r} appears in both claims files")
+        seen.add(claim.id)
+    return claims
 
 
 def _text(row: str, data: Mapping[str, Any], key: str) -> str:
@@ -223,6 +299,16 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
     requires = data.get("requires")
     if requires is not None and requires not in REQUIREMENTS:
         raise ClaimsError(f"{row}: requires must be one of {REQUIREMENTS}, got {requires!r}")
+    framework = data.get("framework", "torch")
+    if framework not in FRAMEWORK_MODULES:
+        raise ClaimsError(
+            f"{row}: framework must be one of {sorted(FRAMEWORK_MODULES)}, got {framework!r}"
+        )
+    source_en = source_zh = None
+    if "source" in data:
+        source_en, source_zh = _bilingual(row, data, "source")
+    if requires is not None and source_en is None and framework != "torch":
+        raise ClaimsError(f"{row}: a row that cannot be verified everywhere must name its source")
     reproduce = _text(row, data, "reproduce")
     if not reproduce.startswith(">>> "):
         raise ClaimsError(f"{row}: reproduce must be a '>>> ' example that can run as a doctest")
@@ -230,7 +316,7 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
     argument_en, argument_zh = _bilingual(row, data, "argument")
     return Claim(
         id=claim_id,
-        framework=str(data.get("framework", "torch")),
+        framework=framework,
         api=_text(row, data, "api"),
         argument=argument_en,
         argument_zh=argument_zh,
@@ -244,6 +330,8 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
         note_zh=note_zh,
         issues=tuple(issues),
         requires=requires,
+        source_en=source_en,
+        source_zh=source_zh,
     )
 
 

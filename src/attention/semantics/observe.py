@@ -32,6 +32,7 @@ __all__ = [
     "CallCounter",
     "ProbePathError",
     "additive_reading",
+    "as_tensor",
     "boolean_polarity",
     "call_outcome",
     "causal_alignment",
@@ -68,6 +69,23 @@ def describe(tensor: Tensor) -> str:
         return "nan" if math.isnan(value) else f"{value:.4f}"
 
     return render(tensor.detach().to(torch.float64).cpu().tolist())
+
+
+def as_tensor(array: Any) -> Tensor:
+    """Another framework's array (JAX, Keras, NumPy) as a float64 torch tensor on the CPU.
+
+    The other frameworks' probes read their results with the same functions as the torch ones;
+    every array type they return converts through NumPy's ``__array__`` protocol.
+
+    >>> import numpy as np
+    >>> as_tensor(np.array([[0.25, 0.75]], dtype=np.float32))
+    tensor([[0.2500, 0.7500]], dtype=torch.float64)
+    """
+    if isinstance(array, Tensor):
+        return array.detach().to("cpu", torch.float64)
+    import numpy as np  # a dependency of every framework whose arrays come here
+
+    return torch.from_numpy(np.array(array, dtype=np.float64))
 
 
 def same(first: Tensor, second: Tensor, *, atol: float = 1e-6) -> bool:

@@ -5,23 +5,82 @@ returns the word it observed (see :mod:`attention.semantics.observe`).  Probes f
 live in one module; :data:`FRAMEWORK_MODULES` says where, so another framework's rows are added by
 writing its module and its claims, without touching the runner.
 
+Only the torch probes import their framework at the top of the module.  The other probe modules
+import nothing heavy: each probe fetches its framework when it runs (:func:`framework_module`), so
+listing or fingerprinting those probes works on a machine without JAX or Transformers, and a run
+without ``--all`` never imports them.  Whether a framework is installed is asked of the import
+system without importing it (:func:`missing_framework`).
+
 >>> probes = probes_for("torch")
 >>> probes["sdpa.attn_mask.bool"]()
 'allowed'
+>>> missing_framework("torch") is None
+True
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
+import os
+import sys
 from collections.abc import Callable, Mapping
+from types import ModuleType
 
-__all__ = ["FRAMEWORK_MODULES", "Probe", "probe", "probes_for"]
+__all__ = [
+    "DISTRIBUTIONS",
+    "FRAMEWORK_MODULES",
+    "NEEDS",
+    "Probe",
+    "framework_module",
+    "installed_versions",
+    "keras_backend",
+    "missing_framework",
+    "probe",
+    "probes_for",
+]
 
 Probe = Callable[[], str]
 """A probe: no arguments, returns the observed vocabulary word (or an "unrecognised ..." text)."""
 
-FRAMEWORK_MODULES: Mapping[str, str] = {"torch": "attention.semantics.probes"}
+FRAMEWORK_MODULES: Mapping[str, str] = {
+    "torch": "attention.semantics.probes",
+    "jax": "attention.semantics.probes_jax",
+    "flax": "attention.semantics.probes_flax",
+    "keras": "attention.semantics.probes_keras",
+    "transformers": "attention.semantics.probes_transformers",
+    "flash_attn": "attention.semantics.probes_flash_attn",
+    "xformers": "attention.semantics.probes_xformers",
+}
 """The module holding each framework's probes, imported only when its rows run."""
+
+NEEDS: Mapping[str, tuple[str, ...]] = {
+    "torch": ("torch",),
+    "jax": ("jax",),
+    "flax": ("flax", "jax"),
+    # the keras rows are claims about its JAX backend
+    "keras": ("keras", "jax"),
+    "transformers": ("transformers",),
+    "flash_attn": ("flash_attn",),
+    "xformers": ("xformers",),
+}
+"""The importable packages each framework's probes need."""
+
+DISTRIBUTIONS: Mapping[str, str] = {
+    "torch": "torch",
+    "jax": "jax",
+    "jaxlib": "jaxlib",
+    "flax": "flax",
+    "keras": "keras",
+    "transformers": "transformers",
+    "flash_attn": "flash-attn",
+    "xformers": "xformers",
+}
+"""The distribution (PyPI) name of each package whose version a record states."""
+
+KERAS_BACKEND = "jax"
+"""The Keras backend the keras rows are about."""
 
 _PROBES: dict[str, dict[str, Probe]] = {}
 
@@ -52,3 +111,69 @@ def probes_for(framework: str) -> Mapping[str, Probe]:
         raise KeyError(f"no probes for framework {framework!r}; known: {sorted(FRAMEWORK_MODULES)}")
     importlib.import_module(FRAMEWORK_MODULES[framework])
     return dict(_PROBES.get(framework, {}))
+
+
+def _importable(name: str) -> bool:
+    if name in sys.modules:
+        return sys.modules[name] is not None
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def missing_framework(framework: str) -> str | None:
+    """Why ``framework``'s rows cannot run here (a package is not installed), or None.
+
+    Nothing is imported: the import system is only asked whether the packages could be.
+
+    >>> missing_framework("xformers")  # this machine has no xformers
+    'xformers is not installed'
+    """
+    if framework not in NEEDS:
+        raise KeyError(f"unknown framework {framework!r}; known: {sorted(NEEDS)}")
+    for name in NEEDS[framework]:
+        if not _importable(name):
+            return f"{name} is not installed"
+    if framework == "keras":
+        backend = os.environ.get("KERAS_BACKEND", KERAS_BACKEND)
+        if backend != KERAS_BACKEND:
+            return (
+                f"the keras rows are about its {KERAS_BACKEND} backend; KERAS_BACKEND is "
+                f"{backend!r} (unset it or set KERAS_BACKEND={KERAS_BACKEND})"
+            )
+    return None
+
+
+def framework_module(name: str) -> ModuleType:
+    """Import and return ``name`` (``"jax"``, ``"flax.linen"``, ...) when a probe runs.
+
+    Probes call this instead of importing at the top of their module, so the module can be
+    listed without the framework, and a test can put a stand-in into ``sys.modules``.
+    """
+    if name.split(".")[0] == "keras":
+        os.environ.setdefault("KERAS_BACKEND", KERAS_BACKEND)
+    return importlib.import_module(name)
+
+
+def keras_backend() -> str | None:
+    """The backend of an already imported Keras, else None (Keras is never imported here)."""
+    keras = sys.modules.get("keras")
+    if keras is None:
+        return None
+    return str(keras.backend.backend())
+
+
+def installed_versions(names: tuple[str, ...] = tuple(DISTRIBUTIONS)) -> dict[str, str | None]:
+    """The installed version of each package in ``names`` (None where it is not installed).
+
+    >>> installed_versions(("xformers",))
+    {'xformers': None}
+    """
+    versions: dict[str, str | None] = {}
+    for name in names:
+        try:
+            versions[name] = importlib.metadata.version(DISTRIBUTIONS.get(name, name))
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = None
+    return versions

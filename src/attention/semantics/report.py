@@ -1,9 +1,11 @@
-"""Run the probes against the claims and report each row: ok, mismatch, probe error, not verified.
+"""Run the probes against the claims and report each row: ok, failed, not verified, or skipped.
 
 A probe that raises fails its own row (``observed = "probe raised: <ExcType>: message"``) and the
 other rows still run.  A row whose claim ``requires`` hardware this machine lacks (a CUDA device)
 is *not verified*: ``ok`` is false, ``status`` is ``"not_verified"``, ``observed`` is null, and it
-does not count towards the exit status unless ``strict`` is set.
+does not count towards the exit status unless ``strict`` is set.  A row about a framework that is
+not installed here (``jax``, ``transformers``, ...) is *skipped* the same way, with ``status``
+``"skipped"`` and the reason (``"jax is not installed"``); its framework is never imported.
 
 >>> from attention.semantics.claims import load_claims
 >>> results = run(load_claims(), only=["sdpa.attn_mask.float"])
@@ -23,7 +25,7 @@ from typing import Any, Literal
 import torch
 
 from attention.semantics.claims import Claim
-from attention.semantics.registry import Probe, probes_for
+from attention.semantics.registry import Probe, missing_framework, probes_for
 
 __all__ = [
     "RowResult",
@@ -33,10 +35,11 @@ __all__ = [
     "missing_requirement",
     "run",
     "select",
+    "skip_reasons",
     "to_json",
 ]
 
-Status = Literal["ok", "mismatch", "probe_error", "not_verified"]
+Status = Literal["ok", "mismatch", "probe_error", "not_verified", "skipped"]
 
 
 @dataclass(frozen=True)
@@ -88,10 +91,12 @@ def select(claims: Sequence[Claim], only: Iterable[str] | None) -> list[Claim]:
     return chosen
 
 
-def _run_one(claim: Claim, probe: Probe | None) -> RowResult:
+def _run_one(claim: Claim, probe: Probe | None, skipped: str | None = None) -> RowResult:
     reason = missing_requirement(claim.requires)
     if reason is not None:
         return RowResult(claim, "not_verified", None, reason)
+    if skipped is not None:
+        return RowResult(claim, "skipped", None, skipped)
     if probe is None:
         return RowResult(claim, "probe_error", "no probe is registered for this claim")
     try:
@@ -105,34 +110,62 @@ def _run_one(claim: Claim, probe: Probe | None) -> RowResult:
     return RowResult(claim, "ok" if observed == claim.expected else "mismatch", observed)
 
 
+def skip_reasons(claims: Iterable[Claim]) -> dict[str, str | None]:
+    """For each framework of ``claims``: why its rows are skipped here, or None when they run.
+
+    >>> from attention.semantics.claims import load_claims
+    >>> skip_reasons(load_claims())
+    {'torch': None}
+    """
+    return {framework: missing_framework(framework) for framework in {c.framework for c in claims}}
+
+
 def run(
     claims: Sequence[Claim],
     *,
     only: Iterable[str] | None = None,
     probes: Callable[[str], Mapping[str, Probe]] = probes_for,
 ) -> list[RowResult]:
-    """Run the probe of every selected claim, in the order of the claims file."""
+    """Run the probe of every selected claim, in the order of the claims file.
+
+    The probes of a framework that is not installed are neither imported nor run: its rows come
+    back skipped.
+    """
     chosen = select(claims, only)
-    tables = {framework: probes(framework) for framework in {c.framework for c in chosen}}
-    return [_run_one(claim, tables[claim.framework].get(claim.id)) for claim in chosen]
+    skipped = skip_reasons(chosen)
+    tables = {
+        framework: probes(framework) if reason is None else {}
+        for framework, reason in skipped.items()
+    }
+    return [
+        _run_one(claim, tables[claim.framework].get(claim.id), skipped[claim.framework])
+        for claim in chosen
+    ]
 
 
 def exit_status(results: Sequence[RowResult], *, strict: bool = False) -> int:
     """0 when every verified row is ok (with ``strict``, every row, not-verified ones too), else 1.
 
-    An empty selection is a failure: a check that checked nothing must not pass.
+    Skipped rows (their framework is not installed) never count: a missing framework is reported,
+    not failed.  An empty selection is a failure: a check that checked nothing must not pass.
     """
     if not results:
         return 1
-    counted = [r for r in results if strict or r.status != "not_verified"]
+    counted = [
+        r for r in results if r.status != "skipped" and (strict or r.status != "not_verified")
+    ]
     return 0 if all(r.ok for r in counted) else 1
 
 
-def to_json(results: Sequence[RowResult]) -> dict[str, Any]:
-    """The ``--json`` document: the torch version and one object per row.
+def to_json(
+    results: Sequence[RowResult], *, versions: Mapping[str, str | None] | None = None
+) -> dict[str, Any]:
+    """The ``--json`` document: the torch version, one object per row, and ``versions`` if given.
 
     Every row has ``id``, ``api``, ``argument``, ``expected``, ``observed``, ``ok`` and
-    ``status``; ``docs_say`` where the documentation disagrees; ``reason`` for rows not verified.
+    ``status``; ``docs_say`` where the documentation disagrees; ``reason`` for rows not verified
+    or skipped.  ``versions`` (the ``--all`` run) maps each package to its installed version,
+    null where it is not installed.
     """
     rows: list[dict[str, Any]] = []
     for result in results:
@@ -151,7 +184,11 @@ def to_json(results: Sequence[RowResult]) -> dict[str, Any]:
         if result.reason is not None:
             row["reason"] = result.reason
         rows.append(row)
-    return {"torch": torch.__version__, "rows": rows}
+    document: dict[str, Any] = {"torch": torch.__version__}
+    if versions is not None:
+        document["versions"] = dict(versions)
+    document["rows"] = rows
+    return document
 
 
 _MARK: Mapping[Status, str] = {
@@ -159,13 +196,24 @@ _MARK: Mapping[Status, str] = {
     "mismatch": "FAIL",
     "probe_error": "FAIL",
     "not_verified": "skip",
+    "skipped": "skip",
 }
 
 
-def format_table(results: Sequence[RowResult]) -> str:
-    """The human-readable table: one line per row, then a count, then every failure spelled out."""
+def format_table(
+    results: Sequence[RowResult], *, versions: Mapping[str, str | None] | None = None
+) -> str:
+    """The human-readable table: one line per row, then a count, then every failure spelled out.
+
+    ``versions`` (the ``--all`` run) adds a line naming each package's installed version.
+    """
     cuda = "available" if torch.cuda.is_available() else "not available"
     lines = [f"mask semantics on torch {torch.__version__} (CUDA {cuda})", ""]
+    if versions is not None:
+        shown = ", ".join(
+            f"{name} {version or 'not installed'}" for name, version in versions.items()
+        )
+        lines[1:1] = [f"packages: {shown}"]
     width = max((len(r.claim.id) for r in results), default=10)
     for result in results:
         claim = result.claim
@@ -177,16 +225,20 @@ def format_table(results: Sequence[RowResult]) -> str:
                 shown += f"   (docs say: {claim.docs_say})"
         elif result.status == "not_verified":
             shown = f"not verified here: {result.reason}"
+        elif result.status == "skipped":
+            shown = f"skipped: {result.reason}"
         else:
             shown = f"expected {claim.expected}, observed {result.observed}"
         lines.append(f"{_MARK[result.status]:<4} {claim.id:<{width}}  {shown}")
     counts = {status: sum(r.status == status for r in results) for status in _MARK}
     failed = counts["mismatch"] + counts["probe_error"]
-    lines += [
-        "",
+    summary = (
         f"{len(results)} rows: {counts['ok']} ok, {failed} failed, "
-        f"{counts['not_verified']} not verified here",
-    ]
+        f"{counts['not_verified']} not verified here"
+    )
+    if counts["skipped"]:
+        summary += f", {counts['skipped']} skipped"
+    lines += ["", summary]
     for result in results:
         if result.status in ("mismatch", "probe_error"):
             lines.append(

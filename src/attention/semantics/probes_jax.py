@@ -1,0 +1,105 @@
+"""Live probes for ``jax.nn.dot_product_attention``: one function per claim, on a tiny input.
+
+The input is the one the torch probes use, in JAX's layout ``[B, T, N, H]`` (batch, queries,
+heads, head size): zero queries and keys, so every score is 0, and one-hot values, so each output
+row *is* that query's weight row.  Inputs are NumPy arrays, which JAX accepts as they are; the
+output converts back to torch for :mod:`attention.semantics.observe`.  ``jax`` is fetched when a
+probe runs (:func:`~attention.semantics.registry.framework_module`), never at import, and the
+function is looked up on the module at call time, so a test can put a JAX that behaves
+differently in its place and watch the rows fail.  The rows hold for the default implementation,
+which on a CPU is the XLA one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from attention.semantics.observe import (
+    additive_reading,
+    as_tensor,
+    boolean_polarity,
+    call_outcome,
+    causal_alignment,
+    empty_row_outcome,
+)
+from attention.semantics.probes import ADDITIVE_ROW, EMPTY_ROW_ALLOWED, PATTERN
+from attention.semantics.registry import framework_module, probe
+
+__all__ = [
+    "jax_weights",
+    "nn_dot_product_attention_bias",
+    "nn_dot_product_attention_fully_masked_row",
+    "nn_dot_product_attention_fully_masked_row_bias",
+    "nn_dot_product_attention_is_causal_alignment",
+    "nn_dot_product_attention_mask_bool",
+    "nn_dot_product_attention_mask_float",
+]
+
+FRAMEWORK = "jax"
+
+
+def jax_weights(length: int, source: int, **kwargs: Any) -> Tensor:
+    """Weights ``[T, S]`` of ``jax.nn.dot_product_attention`` called with ``kwargs``.
+
+    Masks and biases go in as 4-D ``[B, N, T, S]`` arrays, the rank the function asks for.
+    """
+    jax = framework_module("jax")
+    query = np.zeros((1, length, 1, 8), dtype=np.float32)  # [B, T, N, H]: every score is 0
+    key = np.zeros((1, source, 1, 8), dtype=np.float32)  # [B, S, N, H]
+    value = np.eye(source, 8, dtype=np.float32)[None, :, None, :]  # one-hot: output = weights
+    output = jax.nn.dot_product_attention(query, key, value, **kwargs)  # [B, T, N, H]
+    return as_tensor(output)[0, :, 0, :source]  # [T, S]
+
+
+def _four_d(mask: Tensor) -> Any:
+    """A torch ``[T, S]`` mask as the NumPy ``[B=1, N=1, T, S]`` array JAX takes."""
+    return mask.numpy()[None, None]
+
+
+@probe("jax.nn.dot_product_attention.mask.bool", framework=FRAMEWORK)
+def nn_dot_product_attention_mask_bool() -> str:
+    """What True means in ``mask``: which keys receive weight."""
+    return boolean_polarity(jax_weights(3, 3, mask=_four_d(PATTERN)), PATTERN)
+
+
+@probe("jax.nn.dot_product_attention.mask.float", framework=FRAMEWORK)
+def nn_dot_product_attention_mask_float() -> str:
+    """Whether a floating-point ``mask`` [0, ln 3, -inf] is rejected, or how it is read."""
+    mask = ADDITIVE_ROW.to(torch.float32).expand(3, 3)  # [T, S]
+    weights: list[Tensor] = []
+    outcome, error = call_outcome(lambda: weights.append(jax_weights(3, 3, mask=_four_d(mask))))
+    if outcome == "error":
+        if "mask" in str(error):
+            return "error"
+        return f"unrecognised: {type(error).__name__}: {error}"
+    return f"unrecognised: accepted, read as {additive_reading(weights[0], mask)}"
+
+
+@probe("jax.nn.dot_product_attention.bias", framework=FRAMEWORK)
+def nn_dot_product_attention_bias() -> str:
+    """How ``bias`` [0, ln 3, -inf] is applied: added to the scores, or read as a mask."""
+    bias = ADDITIVE_ROW.to(torch.float32).expand(3, 3)  # [T, S]
+    return additive_reading(jax_weights(3, 3, bias=_four_d(bias)), bias)
+
+
+@probe("jax.nn.dot_product_attention.is_causal.alignment", framework=FRAMEWORK)
+def nn_dot_product_attention_is_causal_alignment() -> str:
+    """Where ``is_causal=True`` puts the triangle with fewer queries than keys (T=2, S=4)."""
+    return causal_alignment(jax_weights(2, 4, is_causal=True))
+
+
+@probe("jax.nn.dot_product_attention.fully_masked_row", framework=FRAMEWORK)
+def nn_dot_product_attention_fully_masked_row() -> str:
+    """Output of a query whose Boolean ``mask`` row is all False."""
+    return empty_row_outcome(jax_weights(3, 3, mask=_four_d(EMPTY_ROW_ALLOWED))[1])
+
+
+@probe("jax.nn.dot_product_attention.fully_masked_row.bias", framework=FRAMEWORK)
+def nn_dot_product_attention_fully_masked_row_bias() -> str:
+    """Output of a query whose ``bias`` row is all -inf."""
+    bias = torch.zeros(3, 3).masked_fill(~EMPTY_ROW_ALLOWED, float("-inf"))  # [T, S]
+    return empty_row_outcome(jax_weights(3, 3, bias=_four_d(bias))[1])
