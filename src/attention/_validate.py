@@ -47,9 +47,14 @@ def scores_may_overflow(query: Tensor, key: Tensor, factor: float) -> bool:
     reading the ``[L, S]`` scores, so the common case pays for no extra pass over them.
     """
     limit = torch.finfo(query.dtype).max
-    largest_q = query.double().norm(dim=-1).max() if query.numel() else query.new_zeros(())
-    largest_k = key.double().norm(dim=-1).max()
-    return bool((largest_q * largest_k * abs(factor)).item() >= limit)
+    if query.numel() == 0:
+        return False
+    # Half-precision norms are taken in float32; a float32/64 norm that overflows gives inf,
+    # which only makes the check run, so the native dtype is safe and avoids a copy.
+    wide = torch.float32 if query.dtype in (torch.float16, torch.bfloat16) else query.dtype
+    largest_q = query.to(wide).norm(dim=-1).max().item()
+    largest_k = key.to(wide).norm(dim=-1).max().item()
+    return bool(largest_q * largest_k * abs(factor) >= limit)
 
 
 def require_bool(name: str, mask: Tensor) -> None:
