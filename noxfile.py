@@ -256,3 +256,46 @@ def semantics(session: nox.Session) -> None:
     )
     REPORTS.mkdir(parents=True, exist_ok=True)
     session.run("pytest", f"--junitxml={REPORTS / 'semantics.xml'}", *SEMANTICS_TESTS)
+
+
+# -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
+# Transformers, about 1 GB, and runs them) -------------------------------------------------------
+
+ECOSYSTEM_CONSTRAINTS = ROOT / "conf" / "constraints-ecosystem.txt"
+ECOSYSTEM_RECORD = ROOT / "conf" / "semantics-ecosystem-verified.json"
+ECOSYSTEM_PACKAGES = ("jax", "jaxlib", "flax", "keras", "transformers")
+ECOSYSTEM_TESTS = ("tests/test_semantics_ecosystem.py", "tests/test_semantics_ecosystem_live.py")
+
+
+@nox.session(python="3.11", default=False)
+def semantics_ecosystem(session: nox.Session) -> None:
+    """Every cross-framework claim against pinned JAX, Flax, Keras (JAX backend) and Transformers.
+
+    Installs them with conf/constraints.txt and conf/constraints-ecosystem.txt (torch stays
+    pinned), runs every row of conf/semantics-ecosystem.toml -- failing on any mismatch or probe
+    error -- and rewrites the verification record conf/semantics-ecosystem-verified.json (package
+    versions, date, each row's result) that the site shows.  Then the live rows, their reproduce
+    snippets and the flipped-framework tests run under pytest (build/reports/
+    semantics-ecosystem.xml).  Rows that need a CUDA device stay "not verified" on a CPU machine.
+    """
+    session.install(
+        *("-c", _constraints(session), "-c", str(ECOSYSTEM_CONSTRAINTS)),
+        *("-e", ".[test]"),
+        *ECOSYSTEM_PACKAGES,
+    )
+    env = {"KERAS_BACKEND": "jax"}
+    # the record first: the tests then check the fresh record against the claims and probes
+    session.run(
+        "python",
+        "-m",
+        "attention.semantics",
+        *("--all", "--record", str(ECOSYSTEM_RECORD)),
+        env=env,
+    )
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session.run(
+        "pytest",
+        f"--junitxml={REPORTS / 'semantics-ecosystem.xml'}",
+        *(session.posargs or ECOSYSTEM_TESTS),
+        env=env,
+    )

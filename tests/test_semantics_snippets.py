@@ -19,17 +19,20 @@ CLAIMS = load_claims()
 SOURCE = default_claims_path()
 
 
-def snippet_line(claim_id: str) -> int:
+def snippet_line(claim_id: str, source: Path = SOURCE) -> int:
     """The line of the claims file where this claim's snippet starts (0-based, for doctest)."""
-    lines = Path(SOURCE).read_text(encoding="utf-8").splitlines()
+    lines = Path(source).read_text(encoding="utf-8").splitlines()
     start = lines.index(f'id = "{claim_id}"')
     return next(n for n in range(start, len(lines)) if lines[n].startswith("reproduce = "))
 
 
-def run_snippet(claim: Claim) -> tuple[int, str]:
-    """Run the snippet as a doctest: the number of failed examples and the doctest report."""
+def run_snippet(claim: Claim, source: Path = SOURCE) -> tuple[int, str]:
+    """Run the snippet as a doctest: the number of failed examples and the doctest report.
+
+    ``source`` is the claims file the claim comes from, so a failure names its line.
+    """
     test = doctest.DocTestParser().get_doctest(
-        claim.reproduce, {}, claim.id, str(SOURCE), snippet_line(claim.id)
+        claim.reproduce, {}, claim.id, str(source), snippet_line(claim.id, source)
     )
     assert test.examples, f"{claim.id}: the snippet has no examples"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -147,10 +147,11 @@ def exit_status(results: Sequence[RowResult], *, strict: bool = False) -> int:
     """0 when every verified row is ok (with ``strict``, every row, not-verified ones too), else 1.
 
     Skipped rows (their framework is not installed) never count: a missing framework is reported,
-    not failed.  An empty selection is a failure: a check that checked nothing must not pass.
+    not failed.  An empty selection is a failure, and so is one whose rows were all skipped: a
+    check that checked nothing must not pass.
     """
-    if not results:
-        return 1
+    if all(r.status == "skipped" for r in results):
+        return 1  # no row, or none whose framework is installed
     counted = [
         r for r in results if r.status != "skipped" and (strict or r.status != "not_verified")
     ]

@@ -1,0 +1,316 @@
+"""Stand-ins for JAX, Flax, flash-attn and xFormers, faithful or flipped, for the probes' tests.
+
+The cross-framework probes fetch their framework from ``sys.modules`` when they run, so a test can
+install a small module that behaves like the real one -- implemented here in NumPy or torch from
+the behaviour the claims state -- and show two things without the real package: the faithful
+stand-in passes every row (the probe reads the weights as it should), and a stand-in that differs
+in one respect fails exactly the rows about that respect (the probe can fail).  The live rows
+against the real packages run in ``nox -s semantics_ecosystem``.
+
+Each ``install_*`` takes pytest's ``monkeypatch`` (undone after the test) and a :class:`Behaviour`.
+"""
+
+from __future__ import annotations
+
+import importlib.machinery
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from torch import Tensor
+
+from attention.semantics import probes_flash_attn, probes_xformers, report
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """How a stand-in treats masks; the defaults are what the real library does."""
+
+    invert_mask: bool = False  # Boolean mask read as True = masked out
+    causal: str = "upper_left"  # where the causal triangle sits when T != S
+    empty_row: str = "uniform"  # a row with no allowed key: uniform / zeros / nan
+    float_mask: str = "error"  # a floating mask: error / boolean (nonzero = keep)
+    bias_ignored: bool = False  # the additive bias is dropped
+
+
+FAITHFUL_JAX = Behaviour()
+FAITHFUL_FLAX = Behaviour(float_mask="boolean")
+FAITHFUL_FLASH = Behaviour(causal="lower_right", empty_row="zeros")
+
+
+def _module(name: str, **attributes: Any) -> ModuleType:
+    module = ModuleType(name)
+    # a spec, so importlib.util.find_spec (missing_framework) accepts the stand-in
+    module.__spec__ = importlib.machinery.ModuleSpec(name, loader=None)
+    for key, value in attributes.items():
+        setattr(module, key, value)
+    return module
+
+
+def _causal(length: int, source: int, alignment: str) -> np.ndarray:
+    offset = source - length if alignment == "lower_right" else 0
+    return np.tri(length, source, k=offset, dtype=bool)  # [T, S] allowed
+
+
+def _attend(
+    query: Any,
+    key: Any,
+    value: Any,
+    allowed: np.ndarray,
+    bias: Any,
+    behaviour: Behaviour,
+) -> np.ndarray:
+    """softmax(q k^T / sqrt(H) + bias, masked) v in the JAX layout [B, T, N, H]."""
+    q, k, v = (np.asarray(x, dtype=np.float64) for x in (query, key, value))
+    logits = np.einsum("btnh,bsnh->bnts", q, k) / math.sqrt(q.shape[-1])  # [B, N, T, S]
+    if bias is not None and not behaviour.bias_ignored:
+        logits = logits + np.asarray(bias, dtype=np.float64)
+    allowed = np.broadcast_to(allowed, logits.shape)
+    # like the real libraries: masked scores become a large finite negative, not -inf
+    logits = np.where(allowed, logits, np.finfo(np.float32).min)
+    with np.errstate(invalid="ignore"):
+        shifted = np.exp(logits - logits.max(axis=-1, keepdims=True))
+        weights = shifted / shifted.sum(axis=-1, keepdims=True)
+    empty = ~allowed.any(axis=-1, keepdims=True)
+    if behaviour.empty_row == "zeros":
+        weights = np.where(empty, 0.0, weights)
+    elif behaviour.empty_row == "nan":
+        weights = np.where(empty, np.nan, weights)
+    return np.einsum("bnts,bsnh->btnh", weights, v).astype(np.float32)
+
+
+def _boolean(mask: Any, behaviour: Behaviour) -> np.ndarray:
+    array = np.asarray(mask)
+    if array.dtype != np.bool_:
+        if behaviour.float_mask == "error":
+            raise ValueError(f"mask dtype should be bool, but got {array.dtype}")
+        array = array != 0
+    return ~array if behaviour.invert_mask else array
+
+
+def fake_jax(behaviour: Behaviour = FAITHFUL_JAX) -> dict[str, ModuleType]:
+    """``jax`` and ``jax.nn`` with a ``dot_product_attention`` that behaves as ``behaviour``."""
+
+    def dot_product_attention(
+        query: Any,
+        key: Any,
+        value: Any,
+        bias: Any = None,
+        mask: Any = None,
+        *,
+        is_causal: bool = False,
+        **ignored: Any,
+    ) -> np.ndarray:
+        length, source = np.shape(query)[1], np.shape(key)[1]
+        allowed = np.ones((length, source), dtype=bool)
+        if mask is not None:
+            allowed = allowed & _boolean(mask, behaviour)
+        if is_causal:
+            allowed = allowed & _causal(length, source, behaviour.causal)
+        return _attend(query, key, value, allowed, bias, behaviour)
+
+    nn = _module("jax.nn", dot_product_attention=dot_product_attention)
+    return {"jax": _module("jax", nn=nn), "jax.nn": nn}
+
+
+def fake_flax(behaviour: Behaviour = FAITHFUL_FLAX) -> dict[str, ModuleType]:
+    """``flax`` and ``flax.linen`` with ``dot_product_attention`` and ``make_causal_mask``."""
+
+    def dot_product_attention(
+        query: Any, key: Any, value: Any, bias: Any = None, mask: Any = None, **ignored: Any
+    ) -> np.ndarray:
+        length, source = np.shape(query)[1], np.shape(key)[1]
+        allowed = np.ones((length, source), dtype=bool)
+        if mask is not None:
+            allowed = allowed & _boolean(mask, behaviour)
+        return _attend(query, key, value, allowed, bias, behaviour)
+
+    def make_causal_mask(x: Any) -> np.ndarray:
+        length = np.shape(x)[-1]
+        lower = _causal(length, length, behaviour.causal)
+        mask = ~lower if behaviour.invert_mask else lower
+        return mask.astype(np.float32)[None, None]  # [B, 1, T, T], 1 = may attend
+
+    linen = _module(
+        "flax.linen", dot_product_attention=dot_product_attention, make_causal_mask=make_causal_mask
+    )
+    return {"flax": _module("flax", linen=linen), "flax.linen": linen}
+
+
+def _torch_attention(
+    query: Tensor, key: Tensor, value: Tensor, allowed: Tensor, behaviour: Behaviour
+) -> Tensor:
+    """Attention in the ``[B, L, H, D]`` layout of flash-attn and xFormers, masked by ``allowed``."""
+    scores = torch.einsum("blhd,bshd->bhls", query, key) / math.sqrt(query.shape[-1])
+    scores = scores.masked_fill(~allowed, float("-inf"))
+    weights = torch.softmax(scores, dim=-1)  # NaN on a row with no allowed key
+    if behaviour.empty_row == "zeros":
+        weights = torch.nan_to_num(weights, nan=0.0)
+    return torch.einsum("bhls,bshd->blhd", weights, value)
+
+
+def fake_flash_attn(behaviour: Behaviour = FAITHFUL_FLASH) -> dict[str, ModuleType]:
+    """``flash_attn`` with a ``flash_attn_func`` (bottom-right causal, zeros for empty rows)."""
+
+    def flash_attn_func(query: Tensor, key: Tensor, value: Tensor, causal: bool = False) -> Tensor:
+        length, source = query.shape[1], key.shape[1]
+        allowed = torch.ones(length, source, dtype=torch.bool)
+        if causal:
+            allowed = torch.from_numpy(_causal(length, source, behaviour.causal))
+        return _torch_attention(query, key, value, allowed, behaviour)
+
+    return {"flash_attn": _module("flash_attn", flash_attn_func=flash_attn_func)}
+
+
+def fake_xformers(*, swapped: bool = False) -> dict[str, ModuleType]:
+    """``xformers.ops`` and its causal bias classes; ``swapped`` exchanges the two alignments."""
+
+    class LowerTriangularMask:
+        alignment = "lower_right" if swapped else "upper_left"
+
+    class LowerTriangularFromBottomRightMask:
+        alignment = "upper_left" if swapped else "lower_right"
+
+    def memory_efficient_attention(
+        query: Tensor, key: Tensor, value: Tensor, attn_bias: Any = None
+    ) -> Tensor:
+        length, source = query.shape[1], key.shape[1]
+        allowed = torch.from_numpy(_causal(length, source, attn_bias.alignment))
+        return _torch_attention(query, key, value, allowed, Behaviour(empty_row="zeros"))
+
+    attn_bias = _module(
+        "xformers.ops.fmha.attn_bias",
+        LowerTriangularMask=LowerTriangularMask,
+        LowerTriangularFromBottomRightMask=LowerTriangularFromBottomRightMask,
+    )
+    fmha = _module("xformers.ops.fmha", attn_bias=attn_bias)
+    ops = _module("xformers.ops", memory_efficient_attention=memory_efficient_attention, fmha=fmha)
+    return {
+        "xformers": _module("xformers", ops=ops),
+        "xformers.ops": ops,
+        "xformers.ops.fmha": fmha,
+        "xformers.ops.fmha.attn_bias": attn_bias,
+    }
+
+
+def install(monkeypatch: pytest.MonkeyPatch, modules: dict[str, ModuleType]) -> None:
+    """Put ``modules`` into ``sys.modules`` for the rest of the test."""
+    for name, module in modules.items():
+        monkeypatch.setitem(sys.modules, name, module)
+
+
+def on_this_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Let the CUDA-only probes run on the CPU in float64: for stand-ins only."""
+    real = report.missing_requirement
+    monkeypatch.setattr(
+        report, "missing_requirement", lambda need: None if need == "cuda" else real(need)
+    )
+    for module in (probes_flash_attn, probes_xformers):
+        monkeypatch.setattr(module, "DEVICE", "cpu")
+        monkeypatch.setattr(module, "DTYPE", torch.float64)
+
+
+Installer = Callable[[pytest.MonkeyPatch], None]
+
+
+def installer(*sets: dict[str, ModuleType], cpu: bool = False) -> Installer:
+    """An installer for the module sets ``sets`` (and ``on_this_cpu`` when ``cpu``)."""
+
+    def run(monkeypatch: pytest.MonkeyPatch) -> None:
+        for modules in sets:
+            install(monkeypatch, modules)
+        if cpu:
+            on_this_cpu(monkeypatch)
+
+    return run
+
+
+FAITHFUL: Installer = installer(
+    fake_jax(), fake_flax(), fake_flash_attn(), fake_xformers(), cpu=True
+)
+"""Every stand-in, each behaving as the claims say."""
+
+# (name, installer, the rows it must break, the rows it may break as well)
+FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
+    (
+        "jax_mask_inverted",
+        installer(fake_jax(Behaviour(invert_mask=True)), fake_flax()),
+        {"jax.nn.dot_product_attention.mask.bool"},
+        # the inverted empty row lets every key through: uniform either way
+        {"jax.nn.dot_product_attention.fully_masked_row"},
+    ),
+    (
+        "jax_float_mask_accepted",
+        installer(fake_jax(Behaviour(float_mask="boolean")), fake_flax()),
+        {"jax.nn.dot_product_attention.mask.float"},
+        set(),
+    ),
+    (
+        "jax_bias_ignored",
+        installer(fake_jax(Behaviour(bias_ignored=True)), fake_flax()),
+        {"jax.nn.dot_product_attention.bias", "jax.nn.dot_product_attention.fully_masked_row.bias"},
+        set(),
+    ),
+    (
+        "jax_causal_lower_right",
+        installer(fake_jax(Behaviour(causal="lower_right")), fake_flax()),
+        {"jax.nn.dot_product_attention.is_causal.alignment"},
+        set(),
+    ),
+    (
+        "jax_empty_row_zeros",
+        installer(fake_jax(Behaviour(empty_row="zeros")), fake_flax()),
+        {"jax.nn.dot_product_attention.fully_masked_row"},
+        set(),
+    ),
+    (
+        "flax_mask_inverted",
+        installer(fake_jax(), fake_flax(Behaviour(float_mask="boolean", invert_mask=True))),
+        {
+            "flax.linen.dot_product_attention.mask.bool",
+            "flax.linen.dot_product_attention.mask.float",
+            "flax.linen.make_causal_mask",
+        },
+        {"flax.linen.dot_product_attention.fully_masked_row"},
+    ),
+    (
+        "flax_float_mask_rejected",
+        installer(fake_jax(), fake_flax(Behaviour(float_mask="error"))),
+        {"flax.linen.dot_product_attention.mask.float"},
+        set(),
+    ),
+    (
+        "flax_empty_row_nan",
+        installer(fake_jax(), fake_flax(Behaviour(float_mask="boolean", empty_row="nan"))),
+        {"flax.linen.dot_product_attention.fully_masked_row"},
+        set(),
+    ),
+    (
+        "flash_attn_causal_upper_left",
+        installer(fake_flash_attn(Behaviour(empty_row="zeros")), cpu=True),
+        {"flash_attn.flash_attn_func.causal.alignment"},
+        # an upper-left triangle leaves no query without a key
+        {"flash_attn.flash_attn_func.fully_masked_row"},
+    ),
+    (
+        "flash_attn_empty_row_nan",
+        installer(fake_flash_attn(Behaviour(causal="lower_right", empty_row="nan")), cpu=True),
+        {"flash_attn.flash_attn_func.fully_masked_row"},
+        set(),
+    ),
+    (
+        "xformers_biases_swapped",
+        installer(fake_xformers(swapped=True), cpu=True),
+        {
+            "xformers.LowerTriangularMask.alignment",
+            "xformers.LowerTriangularFromBottomRightMask.alignment",
+        },
+        set(),
+    ),
+]
