@@ -20,6 +20,12 @@ Chinese, otherwise English); the few fixed strings (column heads, "Reproduce", .
 ``.po`` entry.  The build warns (and ``-W`` fails) when a prefix matches no claim, when a claim
 is on no page or on two, and when the verification record does not match the claims and probes
 (run ``python -m attention.semantics --record conf/semantics-verified.json``).
+
+The rows about other frameworks come from ``conf/semantics-ecosystem.toml`` and their record
+from ``conf/semantics-ecosystem-verified.json`` (written by ``nox -s semantics_ecosystem``); a
+row shows the package versions it was verified on, and a row that needs a CUDA device shows
+"not verified here" and the source it rests on.  ``{semantics-record}`` renders that record's
+date and versions.
 """
 
 from __future__ import annotations
@@ -36,15 +42,39 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
 
-from attention.semantics.claims import Claim, load_claims
-from attention.semantics.record import claims_digest, load_record
+from attention.semantics.claims import Claim, load_all_claims, load_claims, load_ecosystem_claims
+from attention.semantics.record import claims_digest, ecosystem_digest, load_record
 
 logger = logging.getLogger(__name__)
 
 ROOT = Path(__file__).resolve().parents[2]
 CLAIMS_FILE = ROOT / "conf" / "semantics.toml"
 RECORD_FILE = ROOT / "conf" / "semantics-verified.json"
-ISSUE_URL = "https://github.com/pytorch/pytorch/issues/{}"  # GitHub redirects PR numbers
+ECOSYSTEM_FILE = ROOT / "conf" / "semantics-ecosystem.toml"
+ECOSYSTEM_RECORD_FILE = ROOT / "conf" / "semantics-ecosystem-verified.json"
+DATA_FILES = (CLAIMS_FILE, RECORD_FILE, ECOSYSTEM_FILE, ECOSYSTEM_RECORD_FILE)
+
+# each framework's repository, for issue links (GitHub redirects PR numbers)
+REPOSITORIES = {
+    "torch": "pytorch/pytorch",
+    "jax": "jax-ml/jax",
+    "flax": "google/flax",
+    "keras": "keras-team/keras",
+    "transformers": "huggingface/transformers",
+    "flash_attn": "Dao-AILab/flash-attention",
+    "xformers": "facebookresearch/xformers",
+}
+ISSUE_URL = "https://github.com/{}/issues/{}"
+
+# what a row was verified on: the packages of its framework, in the order they are named
+VERIFIED_WITH = {
+    "jax": ("jax", "jaxlib"),
+    "flax": ("flax", "jax"),
+    "keras": ("keras", "jax"),
+    "transformers": ("transformers", "torch"),
+    "flash_attn": ("flash_attn", "torch"),
+    "xformers": ("xformers", "torch"),
+}
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -54,12 +84,18 @@ LABELS: dict[str, dict[str, str]] = {
         "verified": "Verified on",
         "docs_say": "The documentation says: {}.",
         "undocumented": "Not documented.",
-        "docs": "PyTorch documentation",
+        "docs": "Documentation",
         "issues": "Issues:",
         "reproduce": "Reproduce",
         "not_verified": "Not verified: needs a CUDA device.",
+        "not_verified_here": "Not verified here: needs a CUDA device and {}.",
+        "source": "Source: {}",
+        "backend": "{} backend",
         "unrecorded": "Not verified yet.",
         "observed": "Observed: {}.",
+        "not_observed": "Stated by the source, not observed here.",
+        "record": "Verified on {date} (UTC), Python {python}, on a CPU:",
+        "not_installed": "not installed",
     },
     "zh_CN": {
         "claim": "断言",
@@ -68,12 +104,18 @@ LABELS: dict[str, dict[str, str]] = {
         "verified": "验证环境",
         "docs_say": "文档的说法：{}。",
         "undocumented": "文档未说明。",
-        "docs": "PyTorch 文档",
+        "docs": "文档",
         "issues": "相关 issue：",
         "reproduce": "复现",
         "not_verified": "未验证：需要 CUDA 设备。",
+        "not_verified_here": "此处未验证：需要 CUDA 设备和 {}。",
+        "source": "依据：{}",
+        "backend": "{} 后端",
         "unrecorded": "尚未验证。",
         "observed": "实测：{}。",
+        "not_observed": "依据来源的说法，此处未实测。",
+        "record": "验证日期 {date}（UTC），Python {python}，在 CPU 上：",
+        "not_installed": "未安装",
     },
 }
 
@@ -108,9 +150,9 @@ class SemanticsTable(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"prefix": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        claims = load_claims(CLAIMS_FILE)
-        self.env.note_dependency(str(CLAIMS_FILE))
-        self.env.note_dependency(str(RECORD_FILE))
+        claims = load_all_claims(CLAIMS_FILE, ECOSYSTEM_FILE)
+        for path in DATA_FILES:
+            self.env.note_dependency(str(path))
         prefixes = self.options.get("prefix", "").split()
         chosen = [c for c in claims if not prefixes or any(_under(c.id, p) for p in prefixes)]
         for prefix in prefixes:
@@ -122,7 +164,7 @@ class SemanticsTable(SphinxDirective):
                 )
         language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
         labels = LABELS[language]
-        record = _record()
+        record = _records()
 
         table = nodes.table(classes=["semantics-table", "colwidths-given"])
         group = nodes.tgroup(cols=4)
@@ -156,6 +198,10 @@ class SemanticsTable(SphinxDirective):
         )
 
         result = [_paragraph(nodes.strong(claim.expected, claim.expected))]
+        if not _is_verified(claim, record):
+            # the value a row cannot check here is the claim, never shown as an observation
+            text = labels["not_observed"]
+            result.append(_paragraph(nodes.emphasis(text, text)))
         if claim.docs_say == "unspecified":
             result.append(
                 _paragraph(nodes.emphasis(labels["undocumented"], labels["undocumented"]))
@@ -178,7 +224,7 @@ class SemanticsTable(SphinxDirective):
                 if index:
                     links.append(nodes.Text(", "))
                 text = f"#{number}"
-                url = ISSUE_URL.format(number)
+                url = ISSUE_URL.format(REPOSITORIES[claim.framework], number)
                 links.append(nodes.reference(text, text, refuri=url, internal=False))
         why.append(_paragraph(*links))
         dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
@@ -189,7 +235,12 @@ class SemanticsTable(SphinxDirective):
         why.append(dropdown)
         row += _entry(*why)
 
-        row += _entry(_paragraph(*_verified(claim, labels, record)))
+        verified = [_paragraph(*_verified(claim, labels, record))]
+        source = claim.source(language)
+        if source:
+            text = labels["source"].format(source)
+            verified.append(_paragraph(*_inline(text), classes=["semantics-source"]))
+        row += _entry(*verified)
         return row
 
 
@@ -197,13 +248,18 @@ class SemanticsDisagreements(SphinxDirective):
     """A list of the claims where the documentation disagrees or is silent, linked to their rows."""
 
     has_content = False
+    option_spec: ClassVar[dict[str, Any]] = {"claims": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
         labels = LABELS[language]
-        self.env.note_dependency(str(CLAIMS_FILE))
+        # :claims: ecosystem lists the cross-framework rows; without it, the PyTorch rows
+        ecosystem = self.options.get("claims") == "ecosystem"
+        source = ECOSYSTEM_FILE if ecosystem else CLAIMS_FILE
+        self.env.note_dependency(str(source))
         items = nodes.bullet_list()
-        for claim in load_claims(CLAIMS_FILE):
+        claims = load_ecosystem_claims(source) if ecosystem else load_claims(source)
+        for claim in claims:
             if claim.docs_say is None:
                 continue
             link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
@@ -221,37 +277,95 @@ def _under(claim_id: str, prefix: str) -> bool:
     return claim_id == prefix or claim_id.startswith(prefix + ".")
 
 
-def _verified(claim: Claim, labels: dict[str, str], record: dict[str, Any]) -> list[nodes.Node]:
+def _version_text(names: tuple[str, ...], versions: dict[str, Any], labels: dict[str, str]) -> str:
+    return ", ".join(f"{name} {versions.get(name) or labels['not_installed']}" for name in names)
+
+
+def _is_verified(claim: Claim, records: dict[str, Any]) -> bool:
+    """True when the record shows the row's probe ran and saw the expected value."""
+    record = records["torch" if claim.framework == "torch" else "ecosystem"]
+    row = record.get("rows", {}).get(claim.id)
+    return row is not None and row.get("status") == "ok"
+
+
+def _verified(claim: Claim, labels: dict[str, str], records: dict[str, Any]) -> list[nodes.Node]:
+    ecosystem = claim.framework != "torch"
+    record = records["ecosystem" if ecosystem else "torch"]
     row = record.get("rows", {}).get(claim.id)
     if row is not None and row.get("status") == "ok":
-        text = f"torch {record['torch']}"
+        if not ecosystem:
+            text = f"torch {record['torch']}"
+        else:
+            text = _version_text(VERIFIED_WITH[claim.framework], record["versions"], labels)
+            if claim.framework == "keras":
+                text += ", " + labels["backend"].format(record["keras_backend"])
         return [nodes.literal(text, text)]
     if row is not None and row.get("status") == "not_verified":
+        if ecosystem:
+            text = labels["not_verified_here"].format(VERIFIED_WITH[claim.framework][0])
+            return [nodes.Text(text)]
         return [nodes.Text(labels["not_verified"])]
     return [nodes.Text(labels["unrecorded"])]
 
 
-_RECORDS: dict[tuple[float, float], dict[str, Any]] = {}
+_RECORDS: dict[tuple[float, ...], dict[str, Any]] = {}
 
 
-def _record() -> dict[str, Any]:
-    """The verification record, checked against the current claims and probes once per version.
+def _checked(path: Path, digest: str, command: str) -> dict[str, Any]:
+    """The record at ``path`` if it matches ``digest``; else a warning and an empty record."""
+    record = load_record(path)
+    if record.get("claims_sha256") != digest:
+        logger.warning(
+            "%s does not match the claims and probes; run `%s`", path.relative_to(ROOT), command
+        )
+        return {"rows": {}}
+    return record
 
-    A record that does not match is a warning (an error under ``-W``), and no row is then shown
-    as verified.
+
+def _records() -> dict[str, Any]:
+    """Both verification records, each checked against its claims and probes once per version.
+
+    A record that does not match is a warning (an error under ``-W``), and none of its rows is
+    then shown as verified.
     """
-    key = (RECORD_FILE.stat().st_mtime, CLAIMS_FILE.stat().st_mtime)
+    key = tuple(path.stat().st_mtime for path in DATA_FILES)
     if key not in _RECORDS:
-        record = load_record(RECORD_FILE)
-        if record.get("claims_sha256") != claims_digest(load_claims(CLAIMS_FILE)):
-            logger.warning(
-                "%s does not match the claims and probes; run "
-                "`python -m attention.semantics --record conf/semantics-verified.json`",
-                RECORD_FILE.relative_to(ROOT),
-            )
-            record = {"rows": {}}
-        _RECORDS[key] = record
+        _RECORDS[key] = {
+            "torch": _checked(
+                RECORD_FILE,
+                claims_digest(load_claims(CLAIMS_FILE)),
+                "python -m attention.semantics --record conf/semantics-verified.json",
+            ),
+            "ecosystem": _checked(
+                ECOSYSTEM_RECORD_FILE,
+                ecosystem_digest(load_ecosystem_claims(ECOSYSTEM_FILE)),
+                "nox -s semantics_ecosystem",
+            ),
+        }
     return _RECORDS[key]
+
+
+class SemanticsRecord(SphinxDirective):
+    """The date, Python and package versions of the cross-framework verification record."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
+        labels = LABELS[language]
+        for path in DATA_FILES:
+            self.env.note_dependency(str(path))
+        record = _records()["ecosystem"]
+        if "versions" not in record:
+            return [_paragraph(nodes.Text(labels["unrecorded"]))]
+        intro = labels["record"].format(date=record["date"], python=record["python"])
+        items = nodes.bullet_list()
+        for name, version in record["versions"].items():
+            text = f"{name} {version or labels['not_installed']}"
+            if name == "keras" and version:
+                text += " (" + labels["backend"].format(record["keras_backend"]) + ")"
+            items += nodes.list_item("", _paragraph(nodes.literal(text, text)))
+        return [_paragraph(nodes.Text(intro)), items]
 
 
 def _rows(env: BuildEnvironment) -> dict[str, list[str]]:
@@ -280,7 +394,7 @@ def _check_every_claim_once(app: Sphinx, env: BuildEnvironment) -> None:
     rows = _rows(env)
     if not rows:
         return  # a build without the table (e.g. a single page) has nothing to check
-    for claim in load_claims(CLAIMS_FILE):
+    for claim in load_all_claims(CLAIMS_FILE, ECOSYSTEM_FILE):
         pages = rows.get(claim.id, [])
         if len(pages) != 1:
             where = ", ".join(sorted(pages)) or "no page"
@@ -295,6 +409,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_css_file("semantics-table.css")  # docs/_static/semantics-table.css
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
+    app.add_directive("semantics-record", SemanticsRecord)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("env-check-consistency", _check_every_claim_once)
