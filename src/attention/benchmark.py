@@ -2,7 +2,9 @@
 
 ``python -m attention.benchmark --out record.json`` runs every measurement in a fresh Python process
 (so one run's allocations cannot hide another's peak), takes the median of several processes per
-figure, and writes a JSON record with the machine, the torch version and the date.  It never fails
+figure, and writes a JSON record with the machine, the torch version and the date.  A time is one
+call after a warm-up call of the same size; a memory figure is the growth of the peak resident
+size during the first call of that size.  It never fails
 on timing noise: the goals it reports are ratios to read, not assertions.
 
 Implementations measured (shapes ``B, H, T, D``; float32):
@@ -77,51 +79,60 @@ def _max_rss_bytes() -> int:
 
 
 def measure_once(
-    name: str, *, batch: int, heads: int, length: int, d_k: int, masked: bool
-) -> dict[str, float]:
-    """Time one call and the growth of the process's peak memory during it.
+    name: str, *, batch: int, heads: int, length: int, d_k: int, masked: bool, what: str
+) -> float:
+    """One measurement in this process: ``what="seconds"`` or ``what="extra_peak_bytes"``.
 
-    A warm-up call on a small problem loads the kernels and thread pool first, so the measured
-    call pays only for its own work and allocations.
+    ``"seconds"`` times a call after a warm-up call of the same size, so kernels, thread pool
+    and allocator are warm, as in a training loop.  ``"extra_peak_bytes"`` is the growth of the
+    process's peak resident size during the first call at that size (after a small warm-up that
+    loads the kernels); :func:`run` measures it in processes whose allocator returns every large
+    block on release, so the peak is what the call needed at once.
 
-    >>> result = measure_once("tiled", batch=1, heads=1, length=64, d_k=8, masked=True)
-    >>> sorted(result)
-    ['extra_peak_bytes', 'seconds']
+    >>> config = {"batch": 1, "heads": 1, "length": 64, "d_k": 8, "masked": True}
+    >>> measure_once("tiled", what="seconds", **config) > 0
+    True
     """
     generator = torch.Generator().manual_seed(0)
     shape = (batch, heads, length, d_k)
     q, k, v = (torch.randn(shape, generator=generator) for _ in range(3))  # [B, H, T, D]
-    warm_q, warm_k, warm_v = (torch.randn(batch, heads, 64, d_k) for _ in range(3))
-    _runner(name, warm_q, warm_k, warm_v, masked)()
     call = _runner(name, q, k, v, masked)
-    before = _max_rss_bytes()
-    start = time.perf_counter()
-    call()
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "extra_peak_bytes": float(_max_rss_bytes() - before)}
+    if what == "seconds":
+        call()
+        start = time.perf_counter()
+        call()
+        return time.perf_counter() - start
+    if what == "extra_peak_bytes":
+        warm_q, warm_k, warm_v = (torch.randn(batch, heads, 64, d_k) for _ in range(3))
+        _runner(name, warm_q, warm_k, warm_v, masked)()
+        before = _max_rss_bytes()
+        call()
+        return float(_max_rss_bytes() - before)
+    raise ValueError(f"what must be 'seconds' or 'extra_peak_bytes', got {what!r}")
 
 
-def _in_fresh_process(name: str, config: dict[str, Any]) -> dict[str, float]:
+def _in_fresh_process(name: str, config: dict[str, Any], what: str) -> float:
     arguments = [
         sys.executable,
         "-m",
         "attention.benchmark",
         "--one",
-        json.dumps({"name": name, **config}),
+        json.dumps({"name": name, "what": what, **config}),
     ]
-    # A fixed mmap threshold makes glibc return every large block to the system when it is
-    # freed, so the peak resident size measures what the call needed at once, for every
-    # implementation alike, rather than what the allocator kept cached.
-    env = {**os.environ, "MALLOC_MMAP_THRESHOLD_": str(128 * 1024)}
+    env = dict(os.environ)
+    if what == "extra_peak_bytes":
+        # A fixed mmap threshold makes glibc return every large block to the system when it
+        # is freed, so the peak resident size measures what the call needed at once, for every
+        # implementation alike, rather than what the allocator kept cached.  Timing runs keep
+        # the default allocator: returning blocks costs page faults on every allocation.
+        env["MALLOC_MMAP_THRESHOLD_"] = str(128 * 1024)
     done = subprocess.run(arguments, check=True, capture_output=True, text=True, env=env)
-    result: dict[str, float] = json.loads(done.stdout)
-    return result
+    return float(json.loads(done.stdout))
 
 
 def _figure(name: str, config: dict[str, Any], repeats: int) -> dict[str, Any]:
-    runs = [_in_fresh_process(name, config) for _ in range(repeats)]
-    seconds = [run["seconds"] for run in runs]
-    memory = [run["extra_peak_bytes"] for run in runs]
+    seconds = [_in_fresh_process(name, config, "seconds") for _ in range(repeats)]
+    memory = [_in_fresh_process(name, config, "extra_peak_bytes") for _ in range(repeats)]
     return {
         "impl": name,
         **config,
@@ -261,7 +272,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.one:
         config = json.loads(args.one)
         name = config.pop("name")
-        print(json.dumps(measure_once(name, **config)))
+        print(json.dumps(measure_once(name, **config)))  # one number
         return 0
     lengths = (512, 1024) if args.quick else SWEEP_LENGTHS
     record = run(lengths, args.repeats)
