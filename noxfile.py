@@ -44,6 +44,14 @@ def _install(session: nox.Session, extras: str) -> None:
     session.install("-c", _constraints(session), "-e", f".[{extras}]")
 
 
+def _pytest(
+    session: nox.Session, report: str, *args: str, env: dict[str, str] | None = None
+) -> None:
+    """Run pytest with a JUnit report in build/reports/<report>.xml, which .ci/run counts."""
+    REPORTS.mkdir(parents=True, exist_ok=True)
+    session.run("pytest", f"--junitxml={REPORTS / f'{report}.xml'}", *args, env=env)
+
+
 @nox.session(python="3.11")
 def lint(session: nox.Session) -> None:
     """ruff check and ruff format --check over the whole tree."""
@@ -63,12 +71,7 @@ def typecheck(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """pytest + Hypothesis: the package against torch, every error path, every builder."""
     _install(session, "test")
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    session.run(
-        "pytest",
-        f"--junitxml={REPORTS / 'tests.xml'}",
-        *(session.posargs or ["tests"]),
-    )
+    _pytest(session, "tests", *(session.posargs or ["tests"]))
 
 
 @nox.session(python="3.11", default=False)
@@ -111,12 +114,8 @@ def _sphinx(session: nox.Session, builder: str, out: Path, doctrees: Path, *opti
 def doctest(session: nox.Session) -> None:
     """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/."""
     _install(session, "test")
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    session.run(
-        "pytest",
-        f"--junitxml={REPORTS / 'doctest.xml'}",
-        "--doctest-modules",
-        *(session.posargs or ["docs", "src/attention"]),
+    _pytest(
+        session, "doctest", "--doctest-modules", *(session.posargs or ["docs", "src/attention"])
     )
 
 
@@ -153,10 +152,9 @@ def browser(session: nox.Session) -> None:
     if not Path(CHROMIUM).is_file():
         session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
     session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    session.run(
-        "pytest",
-        f"--junitxml={REPORTS / 'browser.xml'}",
+    _pytest(
+        session,
+        "browser",
         "--confcutdir=docs/tests",  # not docs/conftest.py: that one collects the doctests
         *(session.posargs or ["docs/tests"]),
         env={"ATTENTION_SITE": str(SITE), "CHROMIUM": CHROMIUM},
@@ -254,8 +252,7 @@ def semantics(session: nox.Session) -> None:
         "attention.semantics",
         *(("--record", "conf/semantics-verified.json") if record else ()),
     )
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    session.run("pytest", f"--junitxml={REPORTS / 'semantics.xml'}", *SEMANTICS_TESTS)
+    _pytest(session, "semantics", *SEMANTICS_TESTS)
 
 
 # -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
@@ -292,10 +289,4 @@ def semantics_ecosystem(session: nox.Session) -> None:
         *("--all", "--record", str(ECOSYSTEM_RECORD)),
         env=env,
     )
-    REPORTS.mkdir(parents=True, exist_ok=True)
-    session.run(
-        "pytest",
-        f"--junitxml={REPORTS / 'semantics-ecosystem.xml'}",
-        *(session.posargs or ECOSYSTEM_TESTS),
-        env=env,
-    )
+    _pytest(session, "semantics-ecosystem", *(session.posargs or ECOSYSTEM_TESTS), env=env)

@@ -164,23 +164,27 @@ class Claim:
         return self.source_zh if language.startswith("zh") else self.source_en
 
 
+def _claims_file(name: str) -> Path:
+    """``name`` as packaged in a wheel, else from ``conf/`` of the checkout."""
+    packaged = resources.files("attention.semantics").joinpath(name)
+    if packaged.is_file():
+        return Path(str(packaged))
+    # src/attention/semantics/claims.py -> the repository root is three folders above "attention"
+    checkout = Path(__file__).resolve().parents[3] / "conf" / name
+    if checkout.is_file():
+        return checkout
+    raise ClaimsError(
+        f"no claims file: neither a packaged attention/semantics/{name} nor {checkout} exists"
+    )
+
+
 def default_claims_path() -> Path:
     """The claims file: the copy packaged in a wheel, else ``conf/semantics.toml`` of the checkout.
 
     >>> default_claims_path().name
     'semantics.toml'
     """
-    packaged = resources.files("attention.semantics").joinpath("semantics.toml")
-    if packaged.is_file():
-        return Path(str(packaged))
-    # src/attention/semantics/claims.py -> the repository root is three folders above "attention"
-    checkout = Path(__file__).resolve().parents[3] / "conf" / "semantics.toml"
-    if checkout.is_file():
-        return checkout
-    raise ClaimsError(
-        "no claims file: neither a packaged attention/semantics/semantics.toml nor "
-        f"{checkout} exists"
-    )
+    return _claims_file("semantics.toml")
 
 
 def ecosystem_claims_path() -> Path:
@@ -189,16 +193,7 @@ def ecosystem_claims_path() -> Path:
     >>> ecosystem_claims_path().name
     'semantics-ecosystem.toml'
     """
-    packaged = resources.files("attention.semantics").joinpath("semantics-ecosystem.toml")
-    if packaged.is_file():
-        return Path(str(packaged))
-    checkout = Path(__file__).resolve().parents[3] / "conf" / "semantics-ecosystem.toml"
-    if checkout.is_file():
-        return checkout
-    raise ClaimsError(
-        "no ecosystem claims file: neither a packaged attention/semantics/semantics-ecosystem.toml "
-        f"nor {checkout} exists"
-    )
+    return _claims_file("semantics-ecosystem.toml")
 
 
 def load_claims(path: Path | str | None = None) -> list[Claim]:
