@@ -192,26 +192,22 @@ def goals(results: list[dict[str, Any]], dense_vs_math: list[dict[str, Any]]) ->
     >>> result["tiled_memory_vs_dense_T8192"]["met"] is None      # T = 8192 was not measured
     True
     """
-    memory_key, time_key = "extra_peak_bytes_median", "seconds_median"
-    memory = {
-        name: _ratio(
-            _find(results, "tiled", length=8192, masked=masked),
-            _find(results, "dense", length=8192, masked=masked),
-            memory_key,
-        )
-        for name, masked in (("none", False), ("causal", True))
-    }
-    timing = {
-        name: _ratio(
-            _find(results, "tiled", length=4096, masked=masked),
-            _find(results, "torch_default", length=4096, masked=masked),
-            time_key,
-        )
-        for name, masked in (("none", False), ("causal", True))
-    }
+
+    def by_mask(numerator: str, denominator: str, length: int, key: str) -> dict[str, Any]:
+        return {
+            name: _ratio(
+                _find(results, numerator, length=length, masked=masked),
+                _find(results, denominator, length=length, masked=masked),
+                key,
+            )
+            for name, masked in (("none", False), ("causal", True))
+        }
+
+    memory = by_mask("tiled", "dense", 8192, "extra_peak_bytes_median")
+    timing = by_mask("tiled", "torch_default", 4096, "seconds_median")
     pair = {
         "causal": _ratio(
-            _find(dense_vs_math, "dense"), _find(dense_vs_math, "torch_math"), time_key
+            _find(dense_vs_math, "dense"), _find(dense_vs_math, "torch_math"), "seconds_median"
         )
     }
     return {
