@@ -85,7 +85,11 @@ class Browser:
             self.errors.append(f"{path}: console error: {text}")
 
     def _failed(self, path: str, request: Request) -> None:
-        if urlsplit(request.url).hostname == "127.0.0.1":
+        # net::ERR_ABORTED is the browser cancelling its own request because the page navigated
+        # or closed first (typically the favicon, fetched after "load"); it says nothing about the
+        # site.  Every other failure of a local request (refused, reset, empty) is an error, and
+        # _check_icons fetches the icons explicitly so a missing one still fails.
+        if urlsplit(request.url).hostname == "127.0.0.1" and request.failure != "net::ERR_ABORTED":
             self.errors.append(f"{path}: request failed: {request.url} {request.failure}")
 
 
@@ -133,6 +137,15 @@ def _anchor_ids(page: Page) -> list[str]:
     return sorted(page.eval_on_selector_all("article [id]", "els => els.map(e => e.id)"))
 
 
+def _check_icons(page: Page) -> None:
+    """Every icon the page links is served (the browser may cancel its own favicon fetch)."""
+    icons = page.eval_on_selector_all("link[rel~='icon']", "els => els.map(e => e.href)")
+    assert icons, "the page links no icon"
+    for url in icons:
+        status = page.request.get(url).status
+        assert status == 200, f"icon {url}: HTTP {status}"
+
+
 def _check_clean(browser: Browser) -> None:
     external, errors = list(browser.external), list(browser.errors)
     browser.external.clear()
@@ -143,6 +156,7 @@ def _check_clean(browser: Browser) -> None:
 
 def test_root_page_offers_both_languages(browser: Browser) -> None:
     page = browser.open("index.html")
+    _check_icons(page)
     links = page.eval_on_selector_all("a[hreflang]", "els => els.map(e => e.getAttribute('href'))")
     assert sorted(links) == ["en/index.html", "zh_CN/index.html"]
     for href in links:
@@ -181,6 +195,7 @@ def test_page(browser: Browser, language: str, path: str) -> None:
     for body in page.locator("article .admonition.dropdown > :not(.admonition-title)").all():
         assert not body.is_visible(), "a dropdown admonition is open before it is clicked"
 
+    _check_icons(page)
     ids = _anchor_ids(page)
     lang_attribute = page.get_attribute("html", "lang")
     switch = page.locator("nav.language-switch a.language-switch-link")
