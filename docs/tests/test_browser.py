@@ -161,8 +161,8 @@ def test_root_page_offers_both_languages(browser: Browser) -> None:
     assert sorted(links) == ["en/index.html", "zh_CN/index.html"]
     for href in links:
         page.click(f"a[href='{href}']")
-        page.wait_for_load_state("load")
-        assert page.url.endswith(href)
+        # Waits until the link's page has loaded; times out (fails) if the link goes elsewhere.
+        page.wait_for_url(f"{browser.base}/{href}", wait_until="load", timeout=15000)
         assert page.locator("nav.language-switch").count() == 1
         page.go_back()
     page.close()
@@ -202,8 +202,8 @@ def test_page(browser: Browser, language: str, path: str) -> None:
     assert switch.count() == 1, "no language switch on the page"
     other = next(code for code in LANGUAGES if code != language)
     switch.click()
-    page.wait_for_load_state("load")
-    assert page.url == f"{browser.base}/{other}/{path}"
+    # Waits for the same page in the other language to load; times out if the switch goes elsewhere.
+    page.wait_for_url(f"{browser.base}/{other}/{path}", wait_until="load", timeout=15000)
     assert page.get_attribute("html", "lang") != lang_attribute
     assert _anchor_ids(page) == ids, "the two languages do not share the same anchors"
     page.close()
