@@ -66,6 +66,18 @@ def default_ecosystem_record_path() -> Path:
     return Path(__file__).resolve().parents[3] / "conf" / "semantics-ecosystem-verified.json"
 
 
+def _checked_fields(claim: Claim) -> dict[str, Any]:
+    """The fields of ``claim`` that decide its verdict; both digests cover them."""
+    return {
+        "id": claim.id,
+        "framework": claim.framework,
+        "api": claim.api,
+        "argument": claim.argument,
+        "expected": claim.expected,
+        "requires": claim.requires,
+    }
+
+
 def claims_digest(
     claims: Sequence[Claim], probes: Callable[[str], Mapping[str, Probe]] = probes_for
 ) -> str:
@@ -74,17 +86,8 @@ def claims_digest(
     parts = []
     for claim in claims:
         probe = tables[claim.framework].get(claim.id)
-        parts.append(
-            {
-                "id": claim.id,
-                "framework": claim.framework,
-                "api": claim.api,
-                "argument": claim.argument,
-                "expected": claim.expected,
-                "requires": claim.requires,
-                "probe": inspect.getsource(probe) if probe is not None else None,
-            }
-        )
+        source = inspect.getsource(probe) if probe is not None else None
+        parts.append({**_checked_fields(claim), "probe": source})
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
@@ -110,12 +113,7 @@ def ecosystem_digest(claims: Sequence[Claim]) -> str:
     sources = {framework: _module_source(framework) for framework in {c.framework for c in claims}}
     parts = [
         {
-            "id": claim.id,
-            "framework": claim.framework,
-            "api": claim.api,
-            "argument": claim.argument,
-            "expected": claim.expected,
-            "requires": claim.requires,
+            **_checked_fields(claim),
             "probes": hashlib.sha256(sources[claim.framework].encode("utf-8")).hexdigest(),
         }
         for claim in claims
