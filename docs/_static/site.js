@@ -14,33 +14,9 @@
   /* -- the language switch goes to the same place in the other language --------------------- */
 
   // Both languages share every anchor (section ids are the English slugs, table rows their claim
-  // ids), so the switch carries the reader's place: the anchor in the address if its target is on
-  // screen, otherwise the section or table row at the top of the window, nothing at the top of
-  // the page.
-  const currentAnchor = () => {
-    const hash = window.location.hash;
-    const target = hash ? document.getElementById(decodeURIComponent(hash.slice(1))) : null;
-    if (target) {
-      const box = target.getBoundingClientRect();
-      if (box.bottom > 0 && box.top < window.innerHeight) {
-        return hash;
-      }
-    }
-    if (window.scrollY < 1) {
-      return hash;
-    }
-    const places = document.querySelectorAll("article section[id], article tr[id]");
-    let current = null;
-    for (const place of places) {
-      if (place.getBoundingClientRect().top <= window.innerHeight / 4) {
-        current = place;
-      }
-    }
-    if (current === null || current === places[0]) {
-      return "";
-    }
-    return "#" + current.id;
-  };
+  // ids), so the switch carries the anchor the reader is at: the one the page was opened with, or
+  // the one a link inside the page (a row, the table of contents) led to since.
+  const currentAnchor = () => window.location.hash;
 
   const updateLanguageLinks = () => {
     const anchor = currentAnchor();
