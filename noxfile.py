@@ -186,7 +186,9 @@ def translations(session: nox.Session) -> None:
 
     New or changed English paragraphs appear in docs/locales/zh_CN/LC_MESSAGES/<page>.po with an
     empty (or fuzzy) msgstr; translate them, delete the ``#, fuzzy`` lines, and rerun ``nox -s
-    docs``, which fails while any entry is untranslated or fuzzy.
+    docs``, which fails while any entry is untranslated or fuzzy.  The same run refreshes
+    sphinx.po (the templates' and the theme's strings) and site.po (the strings the docs
+    extensions write into pages, extracted from docs/_ext by docs/_ext/site_messages.py).
     """
     _install(session, "docs")
     shutil.rmtree(GETTEXT, ignore_errors=True)

@@ -8,6 +8,7 @@ non-zero; a check that could not fail this way would prove nothing.
 
 from __future__ import annotations
 
+import datetime
 import json
 import re
 from pathlib import Path
@@ -432,6 +433,7 @@ def test_the_committed_record_matches_the_claims_and_probes() -> None:
     )
     assert list(record["rows"]) == [claim.id for claim in CLAIMS]
     assert record["torch"].split("+")[0] == pinned_torch()
+    datetime.date.fromisoformat(record["date"])  # the day of the run, shown on every row
     for claim in CLAIMS:
         recorded = record["rows"][claim.id]
         if claim.requires is None:

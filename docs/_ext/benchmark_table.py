@@ -9,8 +9,9 @@ attention.benchmark``).  In MyST::
 
 ``:part:`` is ``provenance`` (machine, torch, date), ``sweep`` (time and extra peak memory per
 implementation and sequence length, next to the cost model's score-matrix size), ``dense-vs-math``
-or ``goals``.  Column heads are localised here (``LABELS``), numbers come from the record only, so
-both languages show the same figures and nothing needs a ``.po`` entry.
+or ``goals``.  Column heads go through gettext, English being the message id (catalogue ``site``,
+``docs/_ext/site_messages.py``); numbers come from the record only, so both languages show the
+same figures.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from site_messages import _
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
@@ -30,78 +32,44 @@ from attention.cost import attention_cost
 RECORD = Path(__file__).resolve().parents[1] / "_data" / "benchmark.json"
 MIB = 2**20
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "T": "T",
-        "mask": "mask",
-        "none": "none",
-        "causal": "causal",
-        "time": "time (ms)",
-        "memory": "extra peak memory (MiB)",
-        "torch_default": "torch default kernel",
-        "torch_math": "torch math backend",
-        "dense": "dense reference",
-        "tiled": "tiled",
-        "model": "cost model: scores + weights (MiB)",
-        "goal": "goal",
-        "ratio": "measured ratio",
-        "target": "target",
-        "met": "met",
-        "yes": "yes",
-        "no": "no",
-        "field": "field",
-        "value": "value",
-        "date": "date",
-        "torch": "torch",
-        "python": "Python",
-        "cpu": "CPU",
-        "cores": "cores",
-        "torch_threads": "torch threads",
-        "platform": "platform",
-        "repeats": "fresh processes per figure (median)",
-        "config": "configuration",
-        "tiled_memory_vs_dense_T8192": "tiled / dense extra peak memory, T = 8192",
-        "tiled_time_vs_torch_default_T4096": "tiled / torch default kernel time, T = 4096",
-        "dense_time_vs_torch_math_B4_T1024_causal": (
+
+def _labels() -> dict[str, str]:
+    """The tables' strings in the build's language (gettext catalogue ``site``)."""
+    return {
+        "T": "T",  # a name: the same in every language
+        "mask": _("mask"),
+        "none": _("none"),
+        "causal": _("causal"),
+        "time": _("time (ms)"),
+        "memory": _("extra peak memory (MiB)"),
+        "torch_default": _("torch default kernel"),
+        "torch_math": _("torch math backend"),
+        "dense": _("dense reference"),
+        "tiled": _("tiled"),
+        "model": _("cost model: scores + weights (MiB)"),
+        "goal": _("goal"),
+        "ratio": _("measured ratio"),
+        "target": _("target"),
+        "met": _("met"),
+        "yes": _("yes"),
+        "no": _("no"),
+        "field": _("field"),
+        "value": _("value"),
+        "date": _("date"),
+        "torch": "torch",  # a name: the same in every language
+        "python": "Python",  # a name: the same in every language
+        "cpu": "CPU",  # a name: the same in every language
+        "cores": _("cores"),
+        "torch_threads": _("torch threads"),
+        "platform": _("platform"),
+        "repeats": _("fresh processes per figure (median)"),
+        "config": _("configuration"),
+        "tiled_memory_vs_dense_T8192": _("tiled / dense extra peak memory, T = 8192"),
+        "tiled_time_vs_torch_default_T4096": _("tiled / torch default kernel time, T = 4096"),
+        "dense_time_vs_torch_math_B4_T1024_causal": _(
             "dense reference / torch math backend time, B = 4, L = S = 1024, causal"
         ),
-    },
-    "zh_CN": {
-        "T": "T",
-        "mask": "掩码",
-        "none": "无",
-        "causal": "因果",
-        "time": "时间 (ms)",
-        "memory": "额外峰值内存 (MiB)",
-        "torch_default": "torch 默认内核",
-        "torch_math": "torch math 后端",
-        "dense": "稠密参考实现",
-        "tiled": "分块实现",
-        "model": "成本模型：分数 + 权重 (MiB)",
-        "goal": "目标",
-        "ratio": "实测比值",
-        "target": "要求",
-        "met": "达成",
-        "yes": "是",
-        "no": "否",
-        "field": "项目",
-        "value": "值",
-        "date": "日期",
-        "torch": "torch",
-        "python": "Python",
-        "cpu": "CPU",
-        "cores": "核心数",
-        "torch_threads": "torch 线程数",
-        "platform": "平台",
-        "repeats": "每个数据的独立进程数（取中位数）",
-        "config": "配置",
-        "tiled_memory_vs_dense_T8192": "分块 / 稠密 额外峰值内存，T = 8192",
-        "tiled_time_vs_torch_default_T4096": "分块 / torch 默认内核 时间，T = 4096",
-        "dense_time_vs_torch_math_B4_T1024_causal": (
-            "稠密参考实现 / torch math 后端 时间，B = 4，L = S = 1024，因果"
-        ),
-    },
-}
+    }
 
 
 def load_record(path: Path = RECORD) -> dict[str, Any]:
@@ -134,7 +102,7 @@ class BenchmarkTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(str(RECORD))
-        label = LABELS.get(self.config.language or "en", LABELS["en"])
+        label = _labels()
         record = load_record()
         part = self.options.get("part", "sweep")
         if part == "provenance":
@@ -198,5 +166,6 @@ class BenchmarkTable(SphinxDirective):
 
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the directive."""
+    app.setup_extension("site_messages")  # the catalogue of the column heads
     app.add_directive("benchmark-table", BenchmarkTable)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,8 @@
 """The ``semantics-table`` directive: the mask-semantics claims as a table, one row per claim.
 
 The rows come from ``conf/semantics.toml`` through :mod:`attention.semantics.claims` (the same
-data ``python -m attention.semantics`` checks), and the torch version each row was verified on
-comes from the record ``conf/semantics-verified.json``.  In MyST::
+data ``python -m attention.semantics`` checks), and the torch release and the date each row was
+verified on come from the record ``conf/semantics-verified.json``.  In MyST::
 
     ```{semantics-table}
     :prefix: sdpa softmax
@@ -15,11 +15,15 @@ its normaliser, so it is set directly), and the id is a reference label, so othe
 ``mask-semantics.md#sdpa.attn_mask.bool`` or ``{ref}`text <sdpa.attn_mask.bool>```.
 
 The explanation and the note come from the claims data in the build's language (``zh_CN``:
-Chinese, otherwise English); the few fixed strings (column heads, "Reproduce", ...) are in
-:data:`LABELS`.  None of the generated text goes through gettext, so nothing here needs a
-``.po`` entry.  The build warns (and ``-W`` fails) when a prefix matches no claim, when a claim
-is on no page or on two, and when the verification record does not match the claims and probes
-(run ``python -m attention.semantics --record conf/semantics-verified.json``).
+Chinese, otherwise English); the few fixed strings (column heads, "Reproduce", ...) go through
+gettext with English as the message id (``docs/_ext/site_messages.py``: catalogue ``site``).  Each
+claim is three rows: the claim (id, API, argument) across the table, so no name has to break;
+what was observed, what it means and the release(s) and date it was verified on; and the folded
+snippet that reproduces it.  The claim row's label carries the claim as its title, so a
+cross-reference (and the ``std:label`` in ``objects.inv``) reads as the claim.  The build warns
+(and ``-W`` fails) when a prefix matches no claim, when a claim is on no page or on two, and when
+the verification record does not match the claims and probes or states no date (run ``python -m
+attention.semantics --record conf/semantics-verified.json``).
 
 The rows about other frameworks come from ``conf/semantics-ecosystem.toml`` and their record
 from ``conf/semantics-ecosystem-verified.json`` (written by ``nox -s semantics_ecosystem``); a
@@ -36,6 +40,7 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from site_messages import _
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
@@ -76,48 +81,32 @@ VERIFIED_WITH = {
     "xformers": ("xformers", "torch"),
 }
 
-LABELS: dict[str, dict[str, str]] = {
-    "en": {
-        "claim": "Claim",
-        "result": "Observed",
-        "why": "What it means",
-        "verified": "Verified on",
-        "docs_say": "The documentation says: {}.",
-        "undocumented": "Not documented.",
-        "docs": "Documentation",
-        "issues": "Issues:",
-        "reproduce": "Reproduce",
-        "not_verified": "Not verified: needs a CUDA device.",
-        "not_verified_here": "Not verified here: needs a CUDA device and {}.",
-        "source": "Source: {}",
-        "backend": "{} backend",
-        "unrecorded": "Not verified yet.",
-        "observed": "Observed: {}.",
-        "not_observed": "Stated by the source, not observed here.",
-        "record": "Verified on {date} (UTC), Python {python}, on a CPU:",
-        "not_installed": "not installed",
-    },
-    "zh_CN": {
-        "claim": "断言",
-        "result": "实测结果",
-        "why": "含义",
-        "verified": "验证环境",
-        "docs_say": "文档的说法：{}。",
-        "undocumented": "文档未说明。",
-        "docs": "文档",
-        "issues": "相关 issue：",
-        "reproduce": "复现",
-        "not_verified": "未验证：需要 CUDA 设备。",
-        "not_verified_here": "此处未验证：需要 CUDA 设备和 {}。",
-        "source": "依据：{}",
-        "backend": "{} 后端",
-        "unrecorded": "尚未验证。",
-        "observed": "实测：{}。",
-        "not_observed": "依据来源的说法，此处未实测。",
-        "record": "验证日期 {date}（UTC），Python {python}，在 CPU 上：",
-        "not_installed": "未安装",
-    },
-}
+
+def _labels() -> dict[str, str]:
+    """The table's fixed strings in the build's language (gettext catalogue ``site``)."""
+    return {
+        "claim": _("Claim"),
+        "result": _("Observed"),
+        "why": _("What it means"),
+        "verified": _("Verified on"),
+        "docs_say": _("The documentation says: {}."),
+        "undocumented": _("Not documented."),
+        "docs": _("Documentation"),
+        "issues": _("Issues:"),
+        "reproduce": _("Reproduce"),
+        "not_verified": _("Not verified: needs a CUDA device."),
+        "not_verified_here": _("Not verified here: needs a CUDA device and {}."),
+        "source": _("Source: {}"),
+        "backend": _("{} backend"),
+        "unrecorded": _("Not verified yet."),
+        "observed": _("Observed: {}."),
+        "not_observed": _("Stated by the source, not observed here."),
+        "record": _("Verified on {date} (UTC), Python {python}, on a CPU:"),
+        "not_installed": _("not installed"),
+        # Translators: the title of a row (what a cross-reference to it reads): API, argument, value
+        "title": _("{api}, {argument}: {observed}"),
+    }
+
 
 _CODE = re.compile(r"`([^`]+)`")
 
@@ -139,8 +128,25 @@ def _paragraph(*children: nodes.Node, classes: list[str] | None = None) -> nodes
     return paragraph
 
 
-def _entry(*children: nodes.Node) -> nodes.entry:
-    return nodes.entry("", *children)
+def _entry(*children: nodes.Node, span: int = 1) -> nodes.entry:
+    entry = nodes.entry("", *children)
+    if span > 1:
+        entry["morecols"] = span - 1
+    return entry
+
+
+class claim_row(nodes.row):  # noqa: N801 (docutils names node classes in lower case)
+    """A table row that is a claim: a reference target whose title is the claim.
+
+    Registered as an enumerable node, so Sphinx's standard domain records the row's label with
+    :func:`_claim_title` as its title: ``{ref}`<sdpa.attn_mask.bool>``` and the ``std:label`` in
+    ``objects.inv`` read as the claim, not as the raw id.  Every translator renders it as the
+    row it is (Sphinx dispatches on the class's ancestors).
+    """
+
+
+def _claim_title(node: nodes.Element) -> str:
+    return str(node["title"])
 
 
 class SemanticsTable(SphinxDirective):
@@ -163,38 +169,50 @@ class SemanticsTable(SphinxDirective):
                     location=self.get_location(),
                 )
         language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
-        labels = LABELS[language]
+        labels = _labels()
         record = _records()
 
+        # Each claim takes three rows of a three-column table: the claim itself across the whole
+        # width (its id and API name never have to break), then what was observed, what it means
+        # and what it was verified on, then the folded snippet that reproduces it, full width.
         table = nodes.table(classes=["semantics-table", "colwidths-given"])
-        group = nodes.tgroup(cols=4)
+        group = nodes.tgroup(cols=3)
         table += group
-        for width in (24, 14, 48, 14):
+        for width in (18, 58, 24):
             group += nodes.colspec(colwidth=width)
         head = nodes.thead()
+        head += nodes.row("", _entry(_paragraph(nodes.Text(labels["claim"])), span=3))
         heading = nodes.row()
-        for key in ("claim", "result", "why", "verified"):
+        for key in ("result", "why", "verified"):
             heading += _entry(_paragraph(nodes.Text(labels[key])))
         head += heading
         group += head
         body = nodes.tbody()
         group += body
         for claim in chosen:
-            body += self._row(claim, language, labels, record)
+            body.extend(self._claim_rows(claim, language, labels, record))
             _rows(self.env).setdefault(claim.id, []).append(self.env.docname)
         return [table]
 
-    def _row(
+    def _claim_rows(
         self, claim: Claim, language: str, labels: dict[str, str], record: dict[str, Any]
-    ) -> nodes.row:
-        row = nodes.row(ids=[claim.id], names=[claim.id])  # the raw id: dots and all
+    ) -> list[nodes.row]:
+        argument = claim.argument_in(language)
+        title = labels["title"].format(api=claim.api, argument=argument, observed=claim.expected)
+        # the raw id, dots and all; the title is what a cross-reference to the row reads
+        row = claim_row(ids=[claim.id], names=[claim.id], classes=["semantics-claim"])
+        row["title"] = title
         self.state.document.note_explicit_target(row)
 
         anchor = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
         row += _entry(
             _paragraph(anchor, classes=["semantics-id"]),
-            _paragraph(nodes.literal(claim.api, claim.api)),
-            _paragraph(*_inline(claim.argument_in(language))),
+            _paragraph(
+                nodes.literal(claim.api, claim.api, classes=["semantics-api"]),
+                nodes.Text(" · "),
+                *_inline(argument),
+            ),
+            span=3,
         )
 
         result = [_paragraph(nodes.strong(claim.expected, claim.expected))]
@@ -209,7 +227,8 @@ class SemanticsTable(SphinxDirective):
         elif claim.docs_say is not None:
             text = labels["docs_say"].format(claim.docs_say)
             result.append(_paragraph(nodes.emphasis(text, text)))
-        row += _entry(*result)
+        details = nodes.row(classes=["semantics-details"])
+        details += _entry(*result)
 
         why: list[nodes.Node] = [_paragraph(*_inline(claim.explanation(language)))]
         note = claim.note(language)
@@ -227,21 +246,22 @@ class SemanticsTable(SphinxDirective):
                 url = ISSUE_URL.format(REPOSITORIES[claim.framework], number)
                 links.append(nodes.reference(text, text, refuri=url, internal=False))
         why.append(_paragraph(*links))
-        dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
-        dropdown += nodes.title(labels["reproduce"], labels["reproduce"])
-        code = claim.reproduce.rstrip("\n")
-        block = nodes.literal_block(code, code, language="pycon")
-        dropdown += block
-        why.append(dropdown)
-        row += _entry(*why)
+        details += _entry(*why)
 
-        verified = [_paragraph(*_verified(claim, labels, record))]
+        verified = _verified(claim, labels, record)
         source = claim.source(language)
         if source:
             text = labels["source"].format(source)
             verified.append(_paragraph(*_inline(text), classes=["semantics-source"]))
-        row += _entry(*verified)
-        return row
+        details += _entry(*verified)
+
+        dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
+        dropdown += nodes.title(labels["reproduce"], labels["reproduce"])
+        code = claim.reproduce.rstrip("\n")
+        dropdown += nodes.literal_block(code, code, language="pycon")
+        reproduce = nodes.row(classes=["semantics-reproduce-row"])
+        reproduce += _entry(dropdown, span=3)
+        return [row, details, reproduce]
 
 
 class SemanticsDisagreements(SphinxDirective):
@@ -251,8 +271,7 @@ class SemanticsDisagreements(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {"claims": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
-        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
-        labels = LABELS[language]
+        labels = _labels()
         # :claims: ecosystem lists the cross-framework rows; without it, the PyTorch rows
         ecosystem = self.options.get("claims") == "ecosystem"
         source = ECOSYSTEM_FILE if ecosystem else CLAIMS_FILE
@@ -288,7 +307,10 @@ def _is_verified(claim: Claim, records: dict[str, Any]) -> bool:
     return row is not None and row.get("status") == "ok"
 
 
-def _verified(claim: Claim, labels: dict[str, str], records: dict[str, Any]) -> list[nodes.Node]:
+def _verified(
+    claim: Claim, labels: dict[str, str], records: dict[str, Any]
+) -> list[nodes.paragraph]:
+    """What the row was verified on: the release(s) and the day of the recorded run."""
     ecosystem = claim.framework != "torch"
     record = records["ecosystem" if ecosystem else "torch"]
     row = record.get("rows", {}).get(claim.id)
@@ -299,13 +321,17 @@ def _verified(claim: Claim, labels: dict[str, str], records: dict[str, Any]) -> 
             text = _version_text(VERIFIED_WITH[claim.framework], record["versions"], labels)
             if claim.framework == "keras":
                 text += ", " + labels["backend"].format(record["keras_backend"])
-        return [nodes.literal(text, text)]
+        return [
+            _paragraph(nodes.literal(text, text), classes=["semantics-release"]),
+            _paragraph(nodes.Text(record["date"]), classes=["semantics-date"]),
+        ]
     if row is not None and row.get("status") == "not_verified":
         if ecosystem:
             text = labels["not_verified_here"].format(VERIFIED_WITH[claim.framework][0])
-            return [nodes.Text(text)]
-        return [nodes.Text(labels["not_verified"])]
-    return [nodes.Text(labels["unrecorded"])]
+        else:
+            text = labels["not_verified"]
+        return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]
+    return [_paragraph(nodes.Text(labels["unrecorded"]), classes=["semantics-not-verified"])]
 
 
 _RECORDS: dict[tuple[float, ...], dict[str, Any]] = {}
@@ -318,6 +344,9 @@ def _checked(path: Path, digest: str, command: str) -> dict[str, Any]:
         logger.warning(
             "%s does not match the claims and probes; run `%s`", path.relative_to(ROOT), command
         )
+        return {"rows": {}}
+    if "date" not in record:
+        logger.warning("%s states no date; run `%s`", path.relative_to(ROOT), command)
         return {"rows": {}}
     return record
 
@@ -351,8 +380,7 @@ class SemanticsRecord(SphinxDirective):
     has_content = False
 
     def run(self) -> list[nodes.Node]:
-        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
-        labels = LABELS[language]
+        labels = _labels()
         for path in DATA_FILES:
             self.env.note_dependency(str(path))
         record = _records()["ecosystem"]
@@ -406,7 +434,9 @@ def _check_every_claim_once(app: Sphinx, env: BuildEnvironment) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
+    app.setup_extension("site_messages")  # the catalogue of the table's fixed strings
     app.add_css_file("semantics-table.css")  # docs/_static/semantics-table.css
+    app.add_enumerable_node(claim_row, "semantics-claim", _claim_title)
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
     app.add_directive("semantics-record", SemanticsRecord)

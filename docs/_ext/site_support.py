@@ -12,6 +12,12 @@
   single-sourced from the package, in English, in both languages.
 * ``html-page-context``: every page gets ``language_switch``, the relative link to the same page
   in the other language (rendered by ``_templates/page.html``), and ``<link rel="alternate">``.
+  ``_static/site.js`` keeps the reader's anchor on that link (``…/en/x.html#a`` switches to
+  ``…/zh_CN/x.html#a``), adds a button that copies the link to each heading and table row, and
+  keeps the language switch and the TeX source of formulas out of search result snippets.
+* the theme's strings: the gettext build extracts the messages of furo's templates too (Sphinx
+  extracts only those of ``templates_path``), so ``sphinx.pot`` lists every string a page shows
+  and ``docs/locales/zh_CN/LC_MESSAGES/sphinx.po`` translates them.
 * API names: the reference documents each public name once, under the package (``attention.X``,
   the way readers import it).  A docstring inside ``attention.masks`` that says
   ``:func:`causal_allowed``` looks for ``attention.masks.causal_allowed``; ``missing-reference``
@@ -30,6 +36,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.search.zh import SearchChinese
@@ -66,6 +73,23 @@ class _ChineseSearch(SearchChinese):
     # IndexBuilder.get_js_stemmer_code emits `window.Stemmer = <language_name>Stemmer;` and
     # js_stemmer_rawcode is english-stemmer.js, which defines EnglishStemmer.
     language_name = "English"
+
+
+def _extract_theme_templates(app: Sphinx) -> None:
+    """Make the gettext builder read the theme's templates as well as the project's."""
+    if not isinstance(app.builder, MessageCatalogBuilder):
+        return
+    import furo  # the theme (config html_theme); the gettext builder has no theme object
+
+    theme_folder = Path(furo.__file__).resolve().parent / "theme" / "furo"
+    builder = app.builder
+    project_templates = builder._collect_templates
+
+    def collect_templates() -> set[str]:
+        theme = {path.as_posix() for path in theme_folder.rglob("*.html")}
+        return project_templates() | theme
+
+    builder._collect_templates = collect_templates  # type: ignore[method-assign]
 
 
 def _move_notebook_outputs(app: Sphinx) -> None:
@@ -185,6 +209,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     # priority 400: before sphinx-togglebutton turns its hint settings into page scripts
     app.connect("config-inited", _configure_language, priority=400)
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
+    app.connect("builder-inited", _extract_theme_templates)
+    app.add_js_file("site.js")  # docs/_static/site.js
     app.add_transform(KeepDocstringsUntranslated)
     app.connect("html-page-context", _add_language_switch)
     app.connect("missing-reference", _resolve_submodule_alias)

@@ -98,8 +98,17 @@ class _QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
+# Test modules beside this one import the fixture below, which gives each of them its own
+# session-scoped instance; all share the first one's browser, since Playwright's sync API cannot
+# run twice at once in one thread.
+_RUNNING: list[Browser] = []
+
+
 @pytest.fixture(scope="session")
 def browser() -> Iterator[Browser]:
+    if _RUNNING:
+        yield _RUNNING[0]
+        return
     if not (SITE / "index.html").is_file() or not PAGES:
         pytest.fail(f"no built site at {SITE}: run `nox -s docs` first")
     if not Path(CHROMIUM).is_file():
@@ -126,9 +135,11 @@ def browser() -> Iterator[Browser]:
                 route.abort()
 
         context.route("**/*", only_local)
+        _RUNNING.append(session)
         try:
             yield session
         finally:
+            _RUNNING.remove(session)
             context.close()
             server.shutdown()
 

@@ -159,18 +159,26 @@ def make_ecosystem_record(
     }
 
 
-def make_record(claims: Sequence[Claim], results: Sequence[RowResult]) -> dict[str, Any]:
+def make_record(
+    claims: Sequence[Claim],
+    results: Sequence[RowResult],
+    *,
+    today: datetime.date | None = None,
+) -> dict[str, Any]:
     """The record of a run over all ``claims``; refuses a partial or failing run.
 
-    Deterministic (no clock): the same torch and the same outcomes give the same file.
+    The record names the torch release and the date (UTC) of the run, which the site shows on
+    every row; apart from the date, the same torch and the same outcomes give the same file.
     """
     if [r.claim.id for r in results] != [c.id for c in claims]:
         raise ValueError("a record must cover every claim; run without --only")
     failed = [r.claim.id for r in results if r.status in ("mismatch", "probe_error")]
     if failed:
         raise ValueError(f"refusing to record a run with failing rows: {failed}")
+    day = today if today is not None else datetime.datetime.now(datetime.UTC).date()
     return {
         "claims_sha256": claims_digest(claims),
+        "date": day.isoformat(),
         "torch": torch.__version__,
         "python": platform.python_version(),
         "rows": {

@@ -1,0 +1,167 @@
+/* Citable pages: the language switch keeps the anchor, headings and table rows get a button that
+   copies their link, and search result snippets show only the page's own text.
+
+   The strings (button labels in the page's language) come from the page template through Sphinx's
+   gettext (docs/_templates/page.html, docs/locales/zh_CN/LC_MESSAGES/sphinx.po). */
+"use strict";
+
+(() => {
+  const strings = () => {
+    const element = document.getElementById("site-strings");
+    return element ? JSON.parse(element.textContent) : {};
+  };
+
+  /* -- the language switch goes to the same place in the other language --------------------- */
+
+  // Both languages share every anchor (section ids are the English slugs, table rows their claim
+  // ids), so the switch carries the anchor the reader is at: the one the page was opened with, or
+  // the one a link inside the page (a row, the table of contents) led to since.
+  const currentAnchor = () => window.location.hash;
+
+  const updateLanguageLinks = () => {
+    const anchor = currentAnchor();
+    for (const link of document.querySelectorAll("a.language-switch-link")) {
+      if (!link.dataset.page) {
+        link.dataset.page = link.getAttribute("href");
+      }
+      link.setAttribute("href", link.dataset.page + anchor);
+    }
+  };
+
+  const followReader = () => {
+    for (const link of document.querySelectorAll("a.language-switch-link")) {
+      // the anchor is read when the link is used: pointer, keyboard or context menu
+      for (const event of ["pointerdown", "focus", "click", "contextmenu"]) {
+        link.addEventListener(event, updateLanguageLinks);
+      }
+    }
+  };
+
+  /* -- copy-link buttons ------------------------------------------------------------------- */
+
+  const ICON =
+    '<svg viewBox="0 0 24 24" width="1em" height="1em" aria-hidden="true" focusable="false" ' +
+    'fill="none" stroke="currentColor" stroke-width="2" stroke-linecap="round" ' +
+    'stroke-linejoin="round"><path d="M10 13a5 5 0 0 0 7.5.5l3-3a5 5 0 0 0-7-7l-1.7 1.7"/>' +
+    '<path d="M14 11a5 5 0 0 0-7.5-.5l-3 3a5 5 0 0 0 7 7l1.7-1.7"/></svg>';
+
+  const copyText = async (text) => {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return;
+    }
+    // file:// pages and plain-http hosts have no asynchronous clipboard
+    const area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    area.remove();
+  };
+
+  const copyLinkButton = (id, label, copied) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy-link";
+    button.setAttribute("aria-label", label);
+    button.title = label;
+    button.dataset.anchor = id;
+    button.innerHTML = ICON;
+    button.addEventListener("click", async (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      const url = new URL("#" + id, window.location.href).href;
+      await copyText(url);
+      button.classList.add("copied");
+      button.title = copied;
+      const status = document.getElementById("copy-link-status");
+      if (status) {
+        status.textContent = copied;
+      }
+      window.setTimeout(() => {
+        button.classList.remove("copied");
+        button.title = label;
+      }, 2000);
+    });
+    return button;
+  };
+
+  const addCopyLinkButtons = () => {
+    const text = strings();
+    const article = document.querySelector("article[role=main]");
+    if (!article) {
+      return;
+    }
+    const status = document.createElement("span");
+    status.id = "copy-link-status";
+    status.className = "visually-hidden";
+    status.setAttribute("role", "status");
+    article.appendChild(status);
+    for (const heading of article.querySelectorAll(
+      "section[id] > :is(h1, h2, h3, h4, h5, h6)",
+    )) {
+      const id = heading.parentElement.id;
+      heading.appendChild(copyLinkButton(id, text.copySection, text.copied));
+    }
+    for (const row of article.querySelectorAll("table.semantics-table tr[id]")) {
+      const cell = row.querySelector(".semantics-id");
+      if (cell) {
+        cell.appendChild(copyLinkButton(row.id, text.copyRow, text.copied));
+      }
+    }
+  };
+
+  /* -- search snippets --------------------------------------------------------------------- */
+
+  // Sphinx's searchtools builds each result's snippet from the text of the fetched page.  Leave
+  // out what is not the page's own prose: the language switch, and the TeX source of formulas
+  // (MathJax typesets it in the page; a snippet is plain text, so a formula becomes "…").
+  const cleanSearchText = () => {
+    if (typeof Search === "undefined" || Search.siteCleaned) {
+      return;
+    }
+    const original = Search.htmlToText;
+    Search.htmlToText = (htmlString, anchor) => {
+      const page = new DOMParser().parseFromString(htmlString, "text/html");
+      for (const element of page.querySelectorAll(".language-switch, .copy-link")) {
+        element.remove();
+      }
+      for (const element of page.querySelectorAll(".math")) {
+        element.replaceWith(page.createTextNode(" … "));
+      }
+      const text = original(page.documentElement.outerHTML, anchor);
+      return text.replace(/[ \t]+/g, " ");
+    };
+    Search.siteCleaned = true;
+  };
+
+  const translateThemeLabels = () => {
+    // furo writes these labels into its templates without gettext
+    const text = strings();
+    const labels = {
+      "input#__navigation": text.toggleNavigation,
+      "input#__toc": text.toggleToc,
+      "button.theme-toggle": text.toggleTheme,
+    };
+    for (const [selector, label] of Object.entries(labels)) {
+      for (const element of document.querySelectorAll(selector)) {
+        if (label) {
+          element.setAttribute("aria-label", label);
+        }
+      }
+    }
+  };
+
+  cleanSearchText();
+  window.addEventListener("hashchange", updateLanguageLinks);
+  document.addEventListener("DOMContentLoaded", () => {
+    cleanSearchText();
+    translateThemeLabels();
+    updateLanguageLinks();
+    followReader();
+    addCopyLinkButtons();
+  });
+})();
