@@ -32,7 +32,12 @@ SKIPPED_CLASSES = frozenset({"math", "notranslate", "sig", "headerlink", "highli
 VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
+# `owner/repo#123` and addresses: names of things elsewhere, not words of the sentence
+REFERENCE = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-/]+(?:#\d+)?|https?://\S+")
+# Sphinx's generated lists of object names, not prose
+GENERATED = frozenset({"genindex.html", "py-modindex.html", "search.html"})
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[.\-'’][A-Za-z0-9_]+)*")
+CAMEL_CASE = re.compile(r"[a-z][A-Z]")  # a class or product name: MaskValueError, PyTorch
 ASCII_LETTER = re.compile(r"[A-Za-z]")
 
 
@@ -74,10 +79,11 @@ def spelling_pattern(spelling: str) -> re.Pattern[str]:
     """A case-insensitive pattern; ASCII letters at an end must sit at a word boundary."""
     parts = [re.escape(part) for part in spelling.split()]
     body = r"\s*".join(parts)
+    # `attention.masks`, `key_padding`, `flash-attn` are names, not the word "masks" or "key"
     if ASCII_LETTER.match(spelling[0]):
-        body = r"(?<![A-Za-z0-9_])" + body
+        body = r"(?<![A-Za-z0-9_.\-])" + body
     if ASCII_LETTER.match(spelling[-1]):
-        body += r"(?![A-Za-z0-9_])"
+        body += r"(?![A-Za-z0-9_]|[.\-][A-Za-z0-9_])"
     return re.compile(body, re.IGNORECASE)
 
 
@@ -108,26 +114,38 @@ def load_glossary(path: Path) -> Glossary:
 
 
 class _Prose(HTMLParser):
-    """The prose of one page: text inside <article>, outside code, math and signatures."""
+    """The prose of one page: text inside <article>, outside code, math and signatures.
+
+    In an API field list (parameters, raises) the name that opens an item (``<strong>query
+    </strong> (Tensor) -- …``) is an identifier, not prose.
+    """
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self._stack: list[tuple[str, bool, bool]] = []  # (tag, in article, skipped)
+        # (tag, in article, skipped, in field list)
+        self._stack: list[tuple[str, bool, bool, bool]] = []
+        self._item_start = False  # nothing read yet since a field-list item began
         self.chunks: list[str] = []
 
-    def _state(self) -> tuple[bool, bool]:
-        return (self._stack[-1][1], self._stack[-1][2]) if self._stack else (False, False)
+    def _state(self) -> tuple[bool, bool, bool]:
+        return self._stack[-1][1:] if self._stack else (False, False, False)
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in VOID_TAGS:
             return
-        in_article, skipped = self._state()
+        in_article, skipped, in_fields = self._state()
         classes = set((dict(attrs).get("class") or "").split())
         in_article = in_article or tag == "article"
-        skipped = skipped or tag in SKIPPED_TAGS or bool(classes & SKIPPED_CLASSES)
-        if skipped and in_article and not self._state()[1]:
+        in_fields = in_fields or "field-list" in classes
+        if in_fields and tag in ("dd", "li", "p") and not skipped:
+            self._item_start = True
+        leading_name = in_fields and tag == "strong" and self._item_start
+        now_skipped = (
+            skipped or tag in SKIPPED_TAGS or bool(classes & SKIPPED_CLASSES) or leading_name
+        )
+        if now_skipped and in_article and not skipped:
             self.chunks.append(" ")  # what was left out still separates the words around it
-        self._stack.append((tag, in_article, skipped))
+        self._stack.append((tag, in_article, now_skipped, in_fields))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         pass
@@ -139,7 +157,9 @@ class _Prose(HTMLParser):
                 return
 
     def handle_data(self, data: str) -> None:
-        in_article, skipped = self._state()
+        in_article, skipped, _ = self._state()
+        if data.strip():
+            self._item_start = False
         if in_article and not skipped:
             self.chunks.append(data)
 
@@ -185,20 +205,22 @@ def english_problems(relative: str, text: str, glossary: Glossary) -> list[str]:
     banned = glossary.banned_words  # reported by term_problems, with the word to use
     counts: Counter[str] = Counter()
     first: dict[str, tuple[int, int]] = {}
-    for match in WORD.finditer(text):
+    bare = REFERENCE.sub(" ", text)
+    for match in WORD.finditer(bare):
         word = match.group()
         if (
             len(word) == 1
             or word in glossary.names
             or any(c in word for c in "_.")
             or any(c.isdigit() for c in word)
+            or CAMEL_CASE.search(word)
             or word.lower() in banned
         ):
             continue
         counts[word] += 1
         first.setdefault(word, match.span())
     return [
-        f"{relative}: English word {word!r} ×{count}; e.g. {_context(text, *first[word])}"
+        f"{relative}: English word {word!r} ×{count}; e.g. {_context(bare, *first[word])}"
         for word, count in sorted(counts.items())
     ]
 
@@ -209,7 +231,7 @@ def check(html_dir: Path, glossary_path: Path) -> int:
     pages = sorted(
         path
         for path in html_dir.rglob("*.html")
-        if "_static" not in path.relative_to(html_dir).parts
+        if "_static" not in path.relative_to(html_dir).parts and path.name not in GENERATED
     )
     terms: list[str] = []
     english: list[str] = []
