@@ -105,7 +105,7 @@ LABELS: dict[str, dict[str, str]] = {
         "docs_say": "文档的说法：{}。",
         "undocumented": "文档未说明。",
         "docs": "文档",
-        "issues": "相关 issue：",
+        "issues": "相关问题报告：",
         "reproduce": "复现",
         "not_verified": "未验证：需要 CUDA 设备。",
         "not_verified_here": "此处未验证：需要 CUDA 设备和 {}。",

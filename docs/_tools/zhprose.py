@@ -33,7 +33,11 @@ VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
 )
 # `owner/repo#123` and addresses: names of things elsewhere, not words of the sentence
-REFERENCE = re.compile(r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-/]+(?:#\d+)?|https?://\S+")
+# version strings such as `2.13.0+cpu`, and Python string literals (`Literal['ffn']`)
+REFERENCE = re.compile(
+    r"[A-Za-z0-9_.\-]+/[A-Za-z0-9_.\-]+#\d+|https?://\S+|\d+(?:\.\d+)+\+[A-Za-z0-9.]+"
+    r"|'[A-Za-z0-9_]+'"
+)
 # Sphinx's generated lists of object names, not prose
 GENERATED = frozenset({"genindex.html", "py-modindex.html", "search.html"})
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[.\-'’][A-Za-z0-9_]+)*")
@@ -117,7 +121,8 @@ class _Prose(HTMLParser):
     """The prose of one page: text inside <article>, outside code, math and signatures.
 
     In an API field list (parameters, raises) the name that opens an item (``<strong>query
-    </strong> (Tensor) -- …``) is an identifier, not prose.
+    </strong> (Tensor) -- …``) is an identifier, not prose; so is a link to a documented object
+    (a ``reference`` with a ``title``, such as the types of a parameter).
     """
 
     def __init__(self) -> None:
@@ -140,8 +145,14 @@ class _Prose(HTMLParser):
         if in_fields and tag in ("dd", "li", "p") and not skipped:
             self._item_start = True
         leading_name = in_fields and tag == "strong" and self._item_start
+        # a link to a documented object (``int``, ``Sequence``, ``torch.device``) names it
+        object_link = tag == "a" and "reference" in classes and bool(dict(attrs).get("title"))
         now_skipped = (
-            skipped or tag in SKIPPED_TAGS or bool(classes & SKIPPED_CLASSES) or leading_name
+            skipped
+            or tag in SKIPPED_TAGS
+            or bool(classes & SKIPPED_CLASSES)
+            or leading_name
+            or object_link
         )
         if now_skipped and in_article and not skipped:
             self.chunks.append(" ")  # what was left out still separates the words around it
@@ -185,6 +196,7 @@ def _context(text: str, start: int, end: int, width: int = 18) -> str:
 def term_problems(relative: str, text: str, glossary: Glossary) -> list[str]:
     """Every use of a ``not`` spelling on one page, with the term the glossary wants."""
     problems = []
+    text = REFERENCE.sub(" ", text)
     for term in glossary.terms:
         own = len(re.findall(re.escape(term.zh), text)) if " / " not in term.zh else 0
         for spelling in term.banned:
