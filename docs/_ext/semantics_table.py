@@ -197,7 +197,9 @@ class SemanticsTable(SphinxDirective):
             _paragraph(*_inline(claim.argument_in(language))),
         )
 
-        result = [_paragraph(nodes.strong(claim.expected, claim.expected))]
+        # the observed value is a word of the vocabulary above, the same in both languages
+        value = nodes.literal(claim.expected, claim.expected)
+        result = [_paragraph(nodes.strong("", "", value))]
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
             text = labels["not_observed"]

@@ -3,15 +3,19 @@
 Two checks read every page under ``docs/_build/html/zh_CN`` (``sitetool.py check`` runs both;
 ``sitetool.py chinese HTML_DIR GLOSSARY`` runs them alone):
 
-* ``terms``: a page uses one of a glossary entry's ``not`` spellings: a second Chinese term for
-  one concept (``Boolean 掩码`` beside ``布尔掩码``, ``成本模型`` beside ``代价模型``), or the English
-  term left in a Chinese sentence (``mask`` beside ``掩码``);
+* ``terms``: a page uses one of a glossary entry's ``not`` spellings: a second Chinese term
+  for one concept (``Boolean 掩码`` beside ``布尔掩码``, ``成本模型`` beside ``代价模型``), or
+  the English term left in a Chinese sentence (``mask`` beside ``掩码``);
 * ``english``: a page has an English word in its prose that is neither a name in the glossary's
-  ``[names]`` nor an identifier (a word with ``_``, ``.`` or a digit in it).
+  ``[names]`` nor an identifier (a word with ``_``, ``.``, a digit or an inner capital in it:
+  ``attn_mask``, ``torch.nn``, ``float64``, ``MaskValueError``).
 
 Prose is the text of the page body (``<article>``) outside code (``<code>``, ``<pre>``, ``<kbd>``,
-``<samp>``), math (class ``math``), API signatures (class ``sig``) and anything marked
-``notranslate``: what a reader reads as Chinese sentences.
+``<samp>``), math (class ``math``), API signatures (class ``sig``), anything marked
+``notranslate``, links to documented objects and the parameter names of API field lists; and
+without ``owner/repo#123`` references, addresses, version strings and quoted Python literals:
+what a reader reads as Chinese sentences.  Sphinx's generated indices (``genindex.html``,
+``py-modindex.html``, ``search.html``) list object names and are not read.
 """
 
 from __future__ import annotations
