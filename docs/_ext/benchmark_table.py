@@ -98,7 +98,7 @@ LABELS: dict[str, dict[str, str]] = {
         "tiled_memory_vs_dense_T8192": "分块 / 稠密 额外峰值内存，T = 8192",
         "tiled_time_vs_torch_default_T4096": "分块 / torch 默认内核 时间，T = 4096",
         "dense_time_vs_torch_math_B4_T1024_causal": (
-            "稠密参考实现 / torch math 后端 时间，B = 4，L = S = 1024，因果"
+            "稠密参考实现 / torch MATH 后端 时间，B = 4，L = S = 1024，因果"
         ),
     },
 }

@@ -122,6 +122,12 @@ LABELS: dict[str, dict[str, str]] = {
 _CODE = re.compile(r"`([^`]+)`")
 
 
+def _with_value(label: str, value: str) -> list[nodes.Node]:
+    """``label`` (with one ``{}``) around ``value``, a vocabulary word shown as code."""
+    before, after = label.split("{}")
+    return [nodes.Text(before), nodes.literal(value, value), nodes.Text(after)]
+
+
 def _inline(text: str) -> list[nodes.Node]:
     """Text with `backquoted` spans as inline code."""
     parts: list[nodes.Node] = []
@@ -209,8 +215,8 @@ class SemanticsTable(SphinxDirective):
                 _paragraph(nodes.emphasis(labels["undocumented"], labels["undocumented"]))
             )
         elif claim.docs_say is not None:
-            text = labels["docs_say"].format(claim.docs_say)
-            result.append(_paragraph(nodes.emphasis(text, text)))
+            said = _with_value(labels["docs_say"], claim.docs_say)
+            result.append(_paragraph(nodes.emphasis("", "", *said)))
         row += _entry(*result)
 
         why: list[nodes.Node] = [_paragraph(*_inline(claim.explanation(language)))]
@@ -266,12 +272,14 @@ class SemanticsDisagreements(SphinxDirective):
                 continue
             link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
             said = (
-                labels["undocumented"]
+                [nodes.Text(labels["undocumented"])]
                 if claim.docs_say == "unspecified"
-                else labels["docs_say"].format(claim.docs_say)
+                else _with_value(labels["docs_say"], claim.docs_say)
             )
-            observed = labels["observed"].format(claim.expected)
-            items += nodes.list_item("", _paragraph(link, nodes.Text(f" — {said} {observed}")))
+            observed = _with_value(labels["observed"], claim.expected)
+            items += nodes.list_item(
+                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed)
+            )
         return [items]
 
 

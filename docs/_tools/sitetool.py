@@ -43,7 +43,7 @@ ROOT_INDEX = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Attention: get the mask semantics right · 注意力：先把 Mask 语义写对</title>
+<title>Attention: get the mask semantics right · 注意力：先把掩码语义写对</title>
 <link rel="icon" href="en/_static/favicon.svg" type="image/svg+xml">
 <link rel="alternate" hreflang="en" href="en/index.html">
 <link rel="alternate" hreflang="zh-CN" href="zh_CN/index.html">
@@ -58,7 +58,7 @@ ROOT_INDEX = """<!DOCTYPE html>
 </head>
 <body>
 <h1>Attention: get the mask semantics right<br>
-<span lang="zh-CN">注意力：先把 Mask 语义写对</span></h1>
+<span lang="zh-CN">注意力：先把掩码语义写对</span></h1>
 <p>Scaled dot-product and multi-head attention, every number checked by a doctest.<br>
 <span lang="zh-CN">缩放点积注意力与多头注意力，每个数字都由 doctest 检验。</span></p>
 <ul>
