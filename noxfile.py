@@ -121,7 +121,8 @@ def doctest(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def docs(session: nox.Session) -> None:
-    """Build the site in English and Chinese (-W -n); check translations, assets, anchors.
+    """Build the site in English and Chinese (-W -n); check translations, assets, anchors and
+    the Chinese prose against docs/glossary.toml.
 
     Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code cells
     run once: their outputs are cached in docs/_build/.jupyter_cache, shared by both languages.

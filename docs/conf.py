@@ -50,7 +50,7 @@ language = "en"  # the Chinese build passes -D language=zh_CN
 # Per-language strings that live in the configuration, not in a page (docs/_ext/site_support.py).
 site_titles = {
     "en": "Attention: get the mask semantics right",
-    "zh_CN": "注意力：先把 Mask 语义写对",
+    "zh_CN": "注意力：先把掩码语义写对",
 }
 
 extensions = [

@@ -111,6 +111,12 @@ def _labels() -> dict[str, str]:
 _CODE = re.compile(r"`([^`]+)`")
 
 
+def _with_value(label: str, value: str) -> list[nodes.Node]:
+    """``label`` (with one ``{}``) around ``value``, a vocabulary word shown as code."""
+    before, after = label.split("{}")
+    return [nodes.Text(before), nodes.literal(value, value), nodes.Text(after)]
+
+
 def _inline(text: str) -> list[nodes.Node]:
     """Text with `backquoted` spans as inline code."""
     parts: list[nodes.Node] = []
@@ -215,7 +221,9 @@ class SemanticsTable(SphinxDirective):
             span=3,
         )
 
-        result = [_paragraph(nodes.strong(claim.expected, claim.expected))]
+        # the observed value is a word of the vocabulary above, the same in both languages
+        value = nodes.literal(claim.expected, claim.expected)
+        result = [_paragraph(nodes.strong("", "", value))]
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
             text = labels["not_observed"]
@@ -225,8 +233,8 @@ class SemanticsTable(SphinxDirective):
                 _paragraph(nodes.emphasis(labels["undocumented"], labels["undocumented"]))
             )
         elif claim.docs_say is not None:
-            text = labels["docs_say"].format(claim.docs_say)
-            result.append(_paragraph(nodes.emphasis(text, text)))
+            said = _with_value(labels["docs_say"], claim.docs_say)
+            result.append(_paragraph(nodes.emphasis("", "", *said)))
         details = nodes.row(classes=["semantics-details"])
         details += _entry(*result)
 
@@ -283,12 +291,14 @@ class SemanticsDisagreements(SphinxDirective):
                 continue
             link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
             said = (
-                labels["undocumented"]
+                [nodes.Text(labels["undocumented"])]
                 if claim.docs_say == "unspecified"
-                else labels["docs_say"].format(claim.docs_say)
+                else _with_value(labels["docs_say"], claim.docs_say)
             )
-            observed = labels["observed"].format(claim.expected)
-            items += nodes.list_item("", _paragraph(link, nodes.Text(f" — {said} {observed}")))
+            observed = _with_value(labels["observed"], claim.expected)
+            items += nodes.list_item(
+                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed)
+            )
         return [items]
 
 

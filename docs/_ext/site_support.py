@@ -8,8 +8,9 @@
 * Chinese search: Sphinx 9.0's ``zh`` search writes ``window.Stemmer = ChineseStemmer`` but ships
   the English stemmer (sphinx-doc/sphinx#14229, fixed after 9.0), so search fails in the browser
   with "ChineseStemmer is not defined".  ``_ChineseSearch`` names the stemmer class that exists.
-* a transform marks text that comes from docstrings as untranslatable: the API reference is
-  single-sourced from the package, in English, in both languages.
+* API text: the docstrings in ``src/attention`` stay the single English source; the gettext
+  build extracts their prose into ``reference/api.pot`` like any page's, and the Chinese build
+  applies ``docs/locales/zh_CN/LC_MESSAGES/reference/api.po`` (code and examples untranslated).
 * ``html-page-context``: every page gets ``language_switch``, the relative link to the same page
   in the other language (rendered by ``_templates/page.html``), and ``<link rel="alternate">``.
   ``_static/site.js`` keeps the reader's anchor on that link (``…/en/x.html#a`` switches to
@@ -40,7 +41,6 @@ from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.search.zh import SearchChinese
-from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.typing import ExtensionMetadata
 
@@ -99,30 +99,6 @@ def _move_notebook_outputs(app: Sphinx) -> None:
     # Beside the doctrees of this build: one folder per build and language, none in the site.
     folder = Path(app.doctreedir) / "jupyter_execute"
     app.env.mystnb_config = config.copy(output_folder=str(folder))
-
-
-class KeepDocstringsUntranslated(SphinxTransform):
-    """Mark docstring text (autodoc output) so gettext neither extracts nor replaces it."""
-
-    default_priority = 10  # before sphinx.transforms.i18n.Locale (20)
-
-    def apply(self, **kwargs: Any) -> None:
-        for node in self.document.findall(nodes.TextElement):
-            source = node.source or ""
-            in_object_description = any(
-                isinstance(parent, addnodes.desc) for parent in _ancestors(node)
-            )
-            if ":docstring of " in source or in_object_description:
-                node["translatable"] = False
-
-
-def _ancestors(node: nodes.Node) -> list[nodes.Node]:
-    parents = []
-    parent = node.parent
-    while parent is not None:
-        parents.append(parent)
-        parent = parent.parent
-    return parents
 
 
 def counterpart_url(pagename: str, language: str, target: str) -> str:
@@ -211,7 +187,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
     app.connect("builder-inited", _extract_theme_templates)
     app.add_js_file("site.js")  # docs/_static/site.js
-    app.add_transform(KeepDocstringsUntranslated)
     app.connect("html-page-context", _add_language_switch)
     app.connect("missing-reference", _resolve_submodule_alias)
     app.connect("env-check-consistency", _check_public_names_documented)

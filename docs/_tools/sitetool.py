@@ -6,7 +6,7 @@ Used by ``nox -s docs`` after the two language builds (run from the repository r
     python docs/_tools/sitetool.py check docs/_build/html docs/_build/gettext \
         docs/locales/zh_CN/LC_MESSAGES
 
-``check`` runs the two checks below and reports every problem before failing.  ``nox -s
+``check`` runs the checks below and reports every problem before failing.  ``nox -s
 reproducible`` uses ``compare DIR_A DIR_B``: two builds of one commit must be byte-identical.
 
 ``translations`` fails on any English message without a finished Chinese translation: a message
@@ -16,6 +16,10 @@ or fuzzy entry, a ``.pot`` without ``.po``, or a ``.po`` left over from a remove
 ``site`` fails on a script, style sheet, font, image or frame loaded from another host (the site
 must read offline), on a page missing from one language, on a page whose anchors differ between
 the languages, and on a language link that leads nowhere.
+
+``chinese`` (``zhprose.py``) fails on Chinese prose that breaks the glossary docs/glossary.toml
+(two terms for one concept, a spelling the glossary rules out) or keeps an English word that is
+no name and no identifier; ``sitetool.py chinese HTML_DIR/zh_CN GLOSSARY`` runs it alone.
 """
 
 from __future__ import annotations
@@ -28,6 +32,9 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from babel.messages.pofile import read_po
+from zhprose import check as check_chinese
+
+GLOSSARY = Path(__file__).resolve().parents[1] / "glossary.toml"
 
 LANGUAGES = ("en", "zh_CN")
 
@@ -36,7 +43,7 @@ ROOT_INDEX = """<!DOCTYPE html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Attention: get the mask semantics right · 注意力：先把 Mask 语义写对</title>
+<title>Attention: get the mask semantics right · 注意力：先把掩码语义写对</title>
 <link rel="icon" href="en/_static/favicon.svg" type="image/svg+xml">
 <link rel="alternate" hreflang="en" href="en/index.html">
 <link rel="alternate" hreflang="zh-CN" href="zh_CN/index.html">
@@ -51,7 +58,7 @@ ROOT_INDEX = """<!DOCTYPE html>
 </head>
 <body>
 <h1>Attention: get the mask semantics right<br>
-<span lang="zh-CN">注意力：先把 Mask 语义写对</span></h1>
+<span lang="zh-CN">注意力：先把掩码语义写对</span></h1>
 <p>Scaled dot-product and multi-head attention, every number checked by a doctest.<br>
 <span lang="zh-CN">缩放点积注意力与多头注意力，每个数字都由 doctest 检验。</span></p>
 <ul>
@@ -293,10 +300,15 @@ def main(argv: list[str] | None = None) -> int:
     translations.add_argument("po_dir", type=Path)
     site = commands.add_parser("site", help="check assets, anchors and language links")
     site.add_argument("html_dir", type=Path)
-    both = commands.add_parser("check", help="translations and site, every problem reported")
+    both = commands.add_parser(
+        "check", help="translations, site and Chinese prose, every problem reported"
+    )
     both.add_argument("html_dir", type=Path)
     both.add_argument("pot_dir", type=Path)
     both.add_argument("po_dir", type=Path)
+    chinese = commands.add_parser("chinese", help="Chinese prose against the glossary")
+    chinese.add_argument("html_dir", type=Path, help="the built zh_CN pages")
+    chinese.add_argument("glossary", type=Path, nargs="?", default=GLOSSARY)
     same = commands.add_parser("compare", help="two builds must be byte-identical")
     same.add_argument("first", type=Path)
     same.add_argument("second", type=Path)
@@ -309,8 +321,11 @@ def main(argv: list[str] | None = None) -> int:
         return check_site(args.html_dir)
     if args.command == "compare":
         return compare(args.first, args.second)
+    if args.command == "chinese":
+        return check_chinese(args.html_dir, args.glossary)
     site_status = check_site(args.html_dir)
-    return check_translations(args.pot_dir, args.po_dir) or site_status
+    chinese_status = check_chinese(args.html_dir / "zh_CN", GLOSSARY)
+    return check_translations(args.pot_dir, args.po_dir) or site_status or chinese_status
 
 
 if __name__ == "__main__":
