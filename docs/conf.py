@@ -63,6 +63,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx_togglebutton",
     "sphinx_copybutton",
+    "notebooks",  # docs/_ext/notebooks.py: each lesson page as a Jupyter notebook
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
