@@ -3,7 +3,8 @@
 The notebook is made from the page's MyST source, so it holds exactly the code the page runs:
 
 * prose stays Markdown (roles such as ``{func}`attention.x``` become plain code spans, ``{math}``
-  blocks become ``$$ … $$``, an admonition becomes its bold title followed by its body);
+  blocks become ``$$ … $$``, an admonition becomes its bold title followed by its body, MyST
+  targets such as ``(label)=`` are left out);
 * every ``{code-cell}`` becomes a code cell (read by myst-nb's own MyST-notebook reader);
 * every ``{doctest}`` block, and every ``python``/``pycon`` fence that starts with ``>>>`` (the
   blocks ``docs/conftest.py`` runs), becomes code cells with the ``>>>`` / ``...`` prompts
@@ -62,6 +63,8 @@ _ = get_translation(CATALOGUE)
 DOCTEST_FENCES = ("python", "pycon", "py")
 # A MyST role with its content: {func}`attention.x`, {doc}`text <target>`, {math}`x`.
 ROLE = re.compile(r"\{(?P<name>[a-z]+(?::[a-z]+)?)\}`(?P<content>[^`]+)`")
+# A MyST target, `(label)=` on a line of its own: an anchor for the site, nothing to read.
+TARGET = re.compile(r"^\([^()\s]+\)=[ \t]*\n?", re.MULTILINE)
 # A `>>> # comment` line followed by the next `>>> ` statement.
 COMMENT_ABOVE = re.compile(r"^(?P<comment>>>> *#.*)\n>>> ", re.MULTILINE)
 EXPLICIT_TITLE = re.compile(r"^(?P<title>.+?)\s*<(?P<target>[^<>]+)>$")
@@ -125,7 +128,7 @@ class _Converter:
         yield from self._prose("\n".join(lines[start:]))
 
     def _prose(self, text: str) -> Iterator[nbformat.NotebookNode]:
-        text = text.strip("\n")
+        text = TARGET.sub("", text).strip("\n")
         if text.strip():
             yield nbformat.v4.new_markdown_cell(ROLE.sub(self._role, self._translated(text)))
 
