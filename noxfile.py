@@ -17,6 +17,8 @@ import nox
 ROOT = Path(__file__).parent
 CONSTRAINTS = ROOT / "conf" / "constraints.txt"
 REPORTS = ROOT / "build" / "reports"
+# Executes the pages' notebooks: needs the docs extras, so `doctest` runs it, not `tests`.
+NOTEBOOK_TESTS = "tests/test_notebooks.py"
 
 nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"  # pip, never uv: torch comes from the pinned wheel
@@ -71,7 +73,7 @@ def typecheck(session: nox.Session) -> None:
 def tests(session: nox.Session) -> None:
     """pytest + Hypothesis: the package against torch, every error path, every builder."""
     _install(session, "test")
-    _pytest(session, "tests", *(session.posargs or ["tests"]))
+    _pytest(session, "tests", *(session.posargs or ["tests", f"--ignore={NOTEBOOK_TESTS}"]))
 
 
 @nox.session(python="3.11", default=False)
@@ -112,10 +114,16 @@ def _sphinx(session: nox.Session, builder: str, out: Path, doctrees: Path, *opti
 
 @nox.session(python="3.11")
 def doctest(session: nox.Session) -> None:
-    """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/."""
-    _install(session, "test")
+    """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/.
+
+    Then each page's downloadable notebook (docs/_ext/notebooks.py) runs in a fresh kernel.
+    """
+    _install(session, "test,docs")  # docs: nbclient, ipykernel and matplotlib for the notebooks
     _pytest(
-        session, "doctest", "--doctest-modules", *(session.posargs or ["docs", "src/attention"])
+        session,
+        "doctest",
+        "--doctest-modules",
+        *(session.posargs or ["docs", "src/attention", NOTEBOOK_TESTS]),
     )
 
 

@@ -62,6 +62,8 @@ extensions = [
     "sphinx.ext.doctest",
     "sphinx.ext.mathjax",
     "sphinx_togglebutton",
+    "sphinx_copybutton",
+    "notebooks",  # docs/_ext/notebooks.py: each lesson page as a Jupyter notebook
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
@@ -100,6 +102,15 @@ nb_execution_raise_on_error = True  # a broken figure breaks the build
 nb_execution_show_tb = True
 nb_execution_timeout = 300
 nb_merge_streams = True
+
+# -- Copy buttons (sphinx-copybutton) --------------------------------------------------------
+# A doctest block copies as code: the `>>> ` / `... ` prompts are stripped and the lines without
+# a prompt (the expected output) are left out.  Blocks with no prompt at all copy unchanged.  The
+# button's tooltips follow <html lang>: sphinx-copybutton ships them in English and zh-CN.
+copybutton_prompt_text = r">>> |\.\.\. "
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True
 
 # -- Autodoc ------------------------------------------------------------------------------------
 autodoc_member_order = "bysource"
