@@ -84,6 +84,10 @@ class KeepDocstringsUntranslated(SphinxTransform):
 
     def apply(self, **kwargs: Any) -> None:
         for node in self.document.findall(nodes.TextElement):
+            # Sphinx's RemoveTranslatableInline unwraps every inline carrying "translatable"
+            # and appends its text to the parent: signatures would read "=allowedNone".
+            if isinstance(node, nodes.inline):
+                continue
             source = node.source or ""
             in_object_description = any(
                 isinstance(parent, addnodes.desc) for parent in _ancestors(node)
