@@ -85,8 +85,9 @@ class KeepDocstringsUntranslated(SphinxTransform):
     def apply(self, **kwargs: Any) -> None:
         for node in self.document.findall(nodes.TextElement):
             # Sphinx's RemoveTranslatableInline unwraps every inline carrying "translatable"
-            # and appends its text to the parent: signatures would read "=allowedNone".
-            if isinstance(node, nodes.inline):
+            # and appends its text to the parent: only its own placeholders (field bodies) may
+            # carry it, or signatures read "=allowedNone" and parameter types "query ()".
+            if isinstance(node, nodes.inline) and "translatable" not in node:
                 continue
             source = node.source or ""
             in_object_description = any(
