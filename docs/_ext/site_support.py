@@ -30,6 +30,7 @@ from typing import Any
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
+from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.search.zh import SearchChinese
@@ -83,11 +84,13 @@ class KeepDocstringsUntranslated(SphinxTransform):
     default_priority = 10  # before sphinx.transforms.i18n.Locale (20)
 
     def apply(self, **kwargs: Any) -> None:
+        # Outside the gettext build, Sphinx's RemoveTranslatableInline unwraps every inline that
+        # carries "translatable" and appends its text to the parent; there only its own
+        # placeholders (field bodies) may carry it, or signatures would read "=allowedNone" and
+        # parameter types "query ()".  (The html builds replace only what gettext extracted.)
+        extracting = issubclass(self.env._builder_cls, MessageCatalogBuilder)
         for node in self.document.findall(nodes.TextElement):
-            # Sphinx's RemoveTranslatableInline unwraps every inline carrying "translatable"
-            # and appends its text to the parent: only its own placeholders (field bodies) may
-            # carry it, or signatures read "=allowedNone" and parameter types "query ()".
-            if isinstance(node, nodes.inline) and "translatable" not in node:
+            if isinstance(node, nodes.inline) and "translatable" not in node and not extracting:
                 continue
             source = node.source or ""
             in_object_description = any(
