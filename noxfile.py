@@ -204,6 +204,19 @@ def browser(session: nox.Session) -> None:
     )
 
 
+@nox.session(python="3.11", default=False, requires=["docs"])
+def screenshots(session: nox.Session) -> None:
+    """Every page of both languages at 1280 px and 390 px wide: PNG in docs/_build/screenshots."""
+    if not Path(CHROMIUM).is_file():
+        session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
+    out = DOCS_BUILD / "screenshots"
+    shutil.rmtree(out, ignore_errors=True)  # no screenshot left over from a removed page
+    session.run(
+        "python", "docs/_tools/screenshots.py", str(SITE), str(out), env={"CHROMIUM": CHROMIUM}
+    )
+
+
 @nox.session(python="3.11", default=False)
 def serve(session: nox.Session) -> None:
     """Live preview at http://127.0.0.1:8000, rebuilt on every save (sphinx-autobuild).

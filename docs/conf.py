@@ -216,7 +216,7 @@ def _reexported_attribute_doc(
     """A constant re-exported by a package keeps the docstring of the module that defines it.
 
     ``VOCABULARY = {...}`` followed by a string literal is documented where it is assigned
-    (attention.semantics.claims); under attention.semantics autodoc would find only dict's docstring.
+    (attention.semantics.claims); under attention.semantics autodoc finds only dict's docstring.
     """
     if what != "data" or not name.startswith("attention."):
         return

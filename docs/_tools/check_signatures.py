@@ -95,9 +95,12 @@ class _PageParser(HTMLParser):
             self._signature.has_parentheses = True
         if tag == "dt" and any(c.startswith("field-") for c in classes):
             self._in_field_name, self._field_name_text = True, []
-        if tag == "dd" and any(c.startswith("field-") for c in classes):
-            if self._field_name in ("Return type", "返回类型"):
-                self._return_text = []
+        if (
+            tag == "dd"
+            and any(c.startswith("field-") for c in classes)
+            and self._field_name in ("Return type", "返回类型")
+        ):
+            self._return_text = []
         if tag == "li" and self._field_name in ("Parameters", "参数"):
             self._item = FieldItem()
             self.items.append(self._item)

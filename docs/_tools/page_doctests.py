@@ -45,9 +45,7 @@ def pages() -> list[Path]:
 def _files(path: Path) -> list[Path]:
     if path.is_file():
         return [path]
-    return sorted(
-        p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
-    )
+    return sorted(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 def shared_digest() -> str:
