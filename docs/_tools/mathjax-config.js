@@ -1,8 +1,9 @@
 // MathJax 4 configuration for the site (docs/conf.py: mathjax_config_path); Sphinx inlines it
 // before startup.js.  Only the loader, TeX input, CommonHTML output and hidden MathML for screen
 // readers are loaded, from docs/_static/vendor: the combined tex-chtml.js would also start a
-// speech worker that fetches rule files.
-window.MathJax = {
+// speech worker that fetches rule files.  MyST's own settings (which elements to typeset) come
+// first, as window.MathJax.options; this adds the loader and startup settings to them.
+window.MathJax = Object.assign(window.MathJax || {}, {
   loader: {
     load: ["input/tex", "output/chtml", "a11y/assistive-mml"],
     // Fonts load from the local copy beside mathjax/, not from MathJax's default CDN path.
@@ -17,7 +18,5 @@ window.MathJax = {
       delete MathJax.config.options.menuOptions;
       MathJax.startup.defaultReady();
     },
-    // Any other option MathJax does not know is an error, not a console warning.
-    invalidOption: "fatal",
   },
-};
+});
