@@ -6,8 +6,8 @@
 * The API reference shows each signature as the code defines it (``allowed=None``, not
   ``=allowedNone``) and a type for every parameter (``query (Tensor)``, not ``query ()``).
 
-Shares the local server and the Chromium of test_browser.py (same fixture); run with
-``nox -s browser``.
+test_browser.py imports these tests, so they run on its ``browser`` fixture: one Playwright per
+process (a second one in the same thread fails).  Run with ``nox -s browser``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ import re
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Page
-from test_browser import LANGUAGES, PAGES, SITE, Browser, browser
-
-__all__ = ["browser"]  # the fixture, used by the tests below
+from test_browser import LANGUAGES, PAGES, SITE, Browser
 
 # Pages with typeset math: MathJax is loaded only where a page has some.
 MATH_PAGES = [
