@@ -7,6 +7,7 @@ requirement such as ``torch==2.5.1`` to test another torch on your own machine.
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -99,11 +100,23 @@ LANGUAGES = ("en", "zh_CN")
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
 
-def _sphinx(session: nox.Session, builder: str, out: Path, doctrees: Path, *options: str) -> None:
-    """One fresh (-E), nitpicky, warnings-are-errors Sphinx build that reports every warning."""
+def _sphinx(
+    session: nox.Session,
+    builder: str,
+    out: Path,
+    doctrees: Path,
+    *options: str,
+    fresh: bool = True,
+) -> None:
+    """A nitpicky, warnings-are-errors Sphinx build that reports every warning.
+
+    ``fresh`` (-E) rereads every page; otherwise Sphinx rereads only the pages whose source, or a
+    file they depend on (the package's modules for the API reference, a catalogue, a data
+    file), changed since the last build into ``doctrees``.
+    """
     session.run(
         "sphinx-build",
-        *("-b", builder, "-E", "-q", "-W", "-n", "--keep-going"),
+        *("-b", builder, *(("-E",) if fresh else ()), "-q", "-W", "-n", "--keep-going"),
         *("-d", str(doctrees)),
         *options,
         str(DOCS),
@@ -127,31 +140,60 @@ def doctest(session: nox.Session) -> None:
     )
 
 
+def _remove_stale_pages() -> None:
+    """Delete built pages whose source page is gone (an incremental build leaves them)."""
+    generated = {"genindex.html", "search.html", "py-modindex.html"}
+    for language in LANGUAGES:
+        root = SITE / language
+        for page in root.rglob("*.html") if root.is_dir() else ():
+            relative = page.relative_to(root)
+            if "_static" in relative.parts or str(relative) in generated:
+                continue
+            if not any(
+                (DOCS / relative).with_suffix(suffix).is_file() for suffix in (".md", ".ipynb")
+            ):
+                page.unlink()
+
+
 @nox.session(python="3.11")
 def docs(session: nox.Session) -> None:
-    """Build the site in English and Chinese (-W -n); check translations, assets, anchors and
-    the Chinese prose against docs/glossary.toml.
+    """Run the pages' doctests, build the site in English and Chinese (-W -n), check it.
 
-    Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code cells
-    run once: their outputs are cached in docs/_build/.jupyter_cache, shared by both languages.
+    Fails on a wrong doctest on any page (docs/_tools/page_doctests.py, which reruns only the
+    pages whose inputs changed since they passed), a Sphinx warning, a garbled signature
+    (docs/_tools/check_signatures.py), an unfinished translation, an asset from another host, a
+    missing anchor, or Chinese prose that strays from docs/glossary.toml (docs/_tools/sitetool.py).
+    Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code cells run once: their outputs are cached in
+    docs/_build/.jupyter_cache, shared by both languages.  Builds are incremental (``nox -s
+    reproducible`` builds from scratch).
     """
-    _install(session, "docs")
-    for folder in (SITE, GETTEXT):
-        shutil.rmtree(folder, ignore_errors=True)  # no pages left over from removed sources
+    _install(session, "docs,test")
+    session.run("python", "docs/_tools/page_doctests.py", str(DOCS_BUILD / ".doctest_cache.json"))
+    _remove_stale_pages()
+    # Sphinx notices changed pages, catalogues, templates, configuration and the files an
+    # extension declares, but not a change to the extensions' own code or to the MathJax
+    # configuration script it inlines into each page: then reread and rewrite everything.
+    untracked = [*sorted((DOCS / "_ext").rglob("*.py")), DOCS / "_tools" / "mathjax-config.js"]
+    extensions = hashlib.sha256(b"".join(path.read_bytes() for path in untracked)).hexdigest()
+    stamp = DOCS_BUILD / "doctrees" / "extensions.sha256"
+    fresh = not stamp.is_file() or stamp.read_text() != extensions
     for language in LANGUAGES:
         _sphinx(
             session,
             "html",
             SITE / language,
             DOCS_BUILD / "doctrees" / language,
-            "-D",
-            f"language={language}",
+            *("-D", f"language={language}"),
+            fresh=fresh,
         )
     session.run("python", "docs/_tools/sitetool.py", "root-index", str(SITE))
-    _sphinx(session, "gettext", GETTEXT, DOCS_BUILD / "doctrees" / "gettext")
+    shutil.rmtree(GETTEXT, ignore_errors=True)  # no catalogue left over from a removed page
+    _sphinx(session, "gettext", GETTEXT, DOCS_BUILD / "doctrees" / "gettext", fresh=fresh)
+    stamp.write_text(extensions)
     session.run(
         "python", "docs/_tools/sitetool.py", "check", str(SITE), str(GETTEXT), str(CATALOGUES)
     )
+    session.run("python", "docs/_tools/check_signatures.py", str(SITE))
     session.log(f"open {SITE / 'index.html'}")
 
 
@@ -167,6 +209,19 @@ def browser(session: nox.Session) -> None:
         "--confcutdir=docs/tests",  # not docs/conftest.py: that one collects the doctests
         *(session.posargs or ["docs/tests"]),
         env={"ATTENTION_SITE": str(SITE), "CHROMIUM": CHROMIUM},
+    )
+
+
+@nox.session(python="3.11", default=False, requires=["docs"])
+def screenshots(session: nox.Session) -> None:
+    """Every page of both languages at 1280 px and 390 px wide: PNG in docs/_build/screenshots."""
+    if not Path(CHROMIUM).is_file():
+        session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
+    out = DOCS_BUILD / "screenshots"
+    shutil.rmtree(out, ignore_errors=True)  # no screenshot left over from a removed page
+    session.run(
+        "python", "docs/_tools/screenshots.py", str(SITE), str(out), env={"CHROMIUM": CHROMIUM}
     )
 
 

@@ -12,12 +12,18 @@ doctests and code cells are never translated, so both languages run the same exa
 from __future__ import annotations
 
 import doctest
+import logging
 import os
 import sys
 import warnings
 from pathlib import Path
 
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.application import Sphinx
 from sphinx.deprecation import RemovedInSphinx10Warning
+from sphinx.environment import BuildEnvironment
+from sphinx.pycode import ModuleAnalyzer
 
 import attention
 
@@ -32,6 +38,26 @@ os.environ["MATPLOTLIBRC"] = str(DOCS / "matplotlibrc")
 # Code cells import the shared figure helpers (docs/_ext/plots.py).
 os.environ["PYTHONPATH"] = os.pathsep.join(
     [str(DOCS / "_ext"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
+
+# accessible-pygments (furo's code styles) calls logging.basicConfig(level=INFO) when it is
+# imported, which would print every library's INFO records (nbclient's "Executing notebook with
+# kernel", as "INFO traitlets") into the build output.  Import it now and undo exactly that.
+_root_logger = logging.getLogger()
+_root_state = (list(_root_logger.handlers), _root_logger.level)
+import a11y_pygments  # noqa: E402,F401  (imported for its side effect, undone below)
+
+for _handler in [h for h in _root_logger.handlers if h not in _root_state[0]]:
+    _root_logger.removeHandler(_handler)
+_root_logger.setLevel(_root_state[1])
+
+# Code cells run in the kernel described by docs/_tools/kernels/python3/kernel.json (first on
+# JUPYTER_PATH, inherited by the kernel's launcher): ipykernel with its log level at ERROR.  The
+# notebook client of myst-nb/jupyter-cache offers no way to choose the IPC transport or CurveZMQ
+# keys, so without it every kernel would log that it "is running over TCP without encryption";
+# the kernel listens on 127.0.0.1 only and lives for one page's execution.
+os.environ["JUPYTER_PATH"] = os.pathsep.join(
+    [str(DOCS / "_tools"), *filter(None, [os.environ.get("JUPYTER_PATH")])]
 )
 
 # sphinx-autodoc-typehints 3.6.1 (the pinned release) calls an API that Sphinx 9 deprecates, once
@@ -152,13 +178,8 @@ html_theme_options = {"top_of_page_buttons": []}
 # loader, TeX input, CommonHTML output and hidden MathML for screen readers are loaded: the
 # combined tex-chtml.js would also start a speech worker that fetches rule files.
 mathjax_path = "vendor/mathjax/startup.js"
-mathjax4_config = {
-    "loader": {
-        "load": ["input/tex", "output/chtml", "a11y/assistive-mml"],
-        # Fonts load from the local copy beside mathjax/, not from MathJax's default CDN path.
-        "paths": {"fonts": "[mathjax]/.."},
-    },
-}
+# The configuration is a script (it needs a function): see the comments in that file.
+mathjax_config_path = "_tools/mathjax-config.js"
 
 # -- gettext (sphinx-intl) ----------------------------------------------------------------------
 locale_dirs = ["locales/"]
@@ -168,3 +189,58 @@ gettext_uuid = False  # stable .pot files: no random ids ...
 gettext_location = False  # ... and no line numbers that change with every edit
 gettext_last_translator = "attention contributors"
 gettext_language_team = "attention zh_CN"
+
+
+# -- The attention.semantics API: one name per object, as readers import it ----------------------
+# The reference documents attention.semantics.<name> (the names in its __all__), while type hints
+# and docstrings inside its submodules name attention.semantics.<submodule>.<name> or a bare name.
+
+
+def _resolve_semantics_name(
+    app: Sphinx, env: BuildEnvironment, node: addnodes.pending_xref, contnode: nodes.Element
+) -> nodes.Element | None:
+    """Resolve a reference from or to ``attention.semantics.*`` to the one object documented."""
+    package = "attention.semantics"
+    if node.get("refdomain") != "py":
+        return None
+    target = node.get("reftarget", "")
+    module = node.get("py:module") or ""
+    if not (target.startswith(f"{package}.") or module.startswith(package)):
+        return None
+    last = target.rsplit(".", 1)[-1]
+    objects = env.domains["py"].objects
+    candidates = [
+        name
+        for name in (f"{package}.{last}", *objects)
+        if name in objects and name.startswith(f"{package}.") and name.rsplit(".", 1)[-1] == last
+    ]
+    if len(set(candidates)) != 1:  # unknown or ambiguous: leave it to the nitpicky warning
+        return None
+    return env.domains["py"].resolve_xref(
+        env, node["refdoc"], app.builder, node["reftype"], candidates[0], node, contnode
+    )
+
+
+def _reexported_attribute_doc(
+    app: Sphinx, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    """A constant re-exported by a package keeps the docstring of the module that defines it.
+
+    ``VOCABULARY = {...}`` followed by a string literal is documented where it is assigned
+    (attention.semantics.claims); under attention.semantics autodoc finds only dict's docstring.
+    """
+    if what != "data" or not name.startswith("attention."):
+        return
+    attribute = name.rsplit(".", 1)[-1]
+    for module_name, module in sorted(sys.modules.items()):
+        if not module_name.startswith("attention.") or getattr(module, attribute, None) is not obj:
+            continue
+        docs = ModuleAnalyzer.for_module(module_name).find_attr_docs()
+        if ("", attribute) in docs:
+            lines[:] = list(docs["", attribute])
+            return
+
+
+def setup(app: Sphinx) -> None:
+    app.connect("missing-reference", _resolve_semantics_name)
+    app.connect("autodoc-process-docstring", _reexported_attribute_doc)

@@ -201,6 +201,13 @@ PYTHON: tuple[Entry, ...] = (
         "collections.abc.Iterable",
     ),
     Entry(
+        "collections.abc.Mapping",
+        "class",
+        "library/collections.abc.html",
+        "collections.abc.Mapping",
+    ),
+    Entry("pathlib.Path", "class", "library/pathlib.html", "pathlib.Path"),
+    Entry(
         "dataclasses.dataclass",
         "function",
         "library/dataclasses.html",

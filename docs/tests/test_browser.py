@@ -228,3 +228,17 @@ def test_chinese_search_finds_chinese_words(browser: Browser) -> None:
     assert page.locator("#search-results ul.search li").count() > 0
     page.close()
     _check_clean(browser)
+
+
+# The API reference and math-console checks (browser_api_checks.py) run on this module's fixture.
+from browser_api_checks import (  # noqa: E402
+    test_api_signatures_read_as_the_code,
+    test_math_typesets_without_console_warnings,
+    test_some_pages_have_math,
+)
+
+__all__ = [
+    "test_api_signatures_read_as_the_code",
+    "test_math_typesets_without_console_warnings",
+    "test_some_pages_have_math",
+]

@@ -1,0 +1,94 @@
+"""Save every page of the built site, in every language, as PNG at desktop and phone width.
+
+Used by ``nox -s screenshots`` (not part of the default run), for reviewing a change by eye::
+
+    python docs/_tools/screenshots.py docs/_build/html docs/_build/screenshots
+
+writes ``<out>/<language>/<page>-1280.png`` and ``-390.png`` (``lesson/01-projections.html`` ->
+``lesson__01-projections-1280.png``), each the whole page after MathJax has typeset it.  The
+site is served and Debian's Chromium driven exactly as in the browser checks
+(docs/tests/test_browser.py): headless, a fresh profile, every request to another host aborted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import os
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from playwright.sync_api import Route, sync_playwright
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+from test_browser import CHROMIUM_ARGS, LANGUAGES, _QuietHandler
+
+WIDTHS = (1280, 390)
+HEIGHT = 900  # the first screen; the screenshot covers the whole page
+
+
+def pages(site: Path, language: str) -> list[str]:
+    root = site / language
+    return sorted(
+        str(path.relative_to(root))
+        for path in root.rglob("*.html")
+        if "_static" not in path.relative_to(root).parts
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built site: docs/_build/html")
+    parser.add_argument("out", type=Path, help="where the PNG files go")
+    args = parser.parse_args(argv)
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    handler = functools.partial(_QuietHandler, directory=str(args.site))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    external: list[str] = []
+    written = 0
+
+    def only_local(route: Route) -> None:
+        if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=chromium, headless=True, args=CHROMIUM_ARGS
+        )
+        context.route("**/*", only_local)
+        page = context.new_page()
+        try:
+            for language in LANGUAGES:
+                for path in pages(args.site, language):
+                    for width in WIDTHS:
+                        page.set_viewport_size({"width": width, "height": HEIGHT})
+                        page.goto(f"{base}/{language}/{path}", wait_until="load")
+                        page.evaluate(
+                            "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                        )
+                        name = path.removesuffix(".html").replace("/", "__")
+                        target = args.out / language / f"{name}-{width}.png"
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        page.screenshot(path=str(target), full_page=True)
+                        written += 1
+        finally:
+            context.close()
+            server.shutdown()
+    print(f"wrote {written} screenshots under {args.out}")
+    if external:
+        print(f"requests to other hosts were blocked: {sorted(set(external))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

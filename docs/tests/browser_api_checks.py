@@ -1,0 +1,80 @@
+"""What a reader sees of the API reference and of the math, in Chromium, in both languages.
+
+* Every page with math typesets it without a single console warning or error: MathJax reports a
+  configuration it does not understand (``Invalid option "menuOptions"``) as a console warning,
+  which the other browser checks, counting errors only, would let through.
+* The API reference shows each signature as the code defines it (``allowed=None``, not
+  ``=allowedNone``) and a type for every parameter (``query (Tensor)``, not ``query ()``).
+
+test_browser.py imports these tests, so they run on its ``browser`` fixture: one Playwright per
+process (a second one in the same thread fails).  Run with ``nox -s browser``.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import ConsoleMessage, Page
+from test_browser import LANGUAGES, PAGES, SITE, Browser
+
+# Pages with typeset math: MathJax is loaded only where a page has some.
+MATH_PAGES = [
+    page
+    for page in PAGES
+    if 'class="math' in (SITE / "en" / page).read_text(encoding="utf-8")
+    or "\\(" in (SITE / "en" / page).read_text(encoding="utf-8")
+]
+
+SDPA = "attention.scaled_dot_product_attention"
+SDPA_SIGNATURE = "(query, key, value, allowed=None, *, additive=None, scale=None)"
+# a parameter line whose type is missing: "query ()" or "allowed (, default: None)"
+EMPTY_TYPE = re.compile(r"^\s*\**\w+ \(\s*[,)]", re.MULTILINE)
+# a signature parameter that starts with "=": "=allowedNone"
+GARBLED_PARAMETER = re.compile(r"[(,]\s*=")
+
+
+def _open_recording_console(browser: Browser, path: str) -> tuple[Page, list[str]]:
+    """Open ``path`` with every console warning and error and every page error recorded."""
+    messages: list[str] = []
+    page = browser.context.new_page()
+
+    def console(message: ConsoleMessage) -> None:
+        if message.type in ("warning", "error"):
+            messages.append(f"console {message.type}: {message.text}")
+
+    page.on("console", console)
+    page.on("pageerror", lambda error: messages.append(f"page error: {error}"))
+    page.goto(f"{browser.base}/{path}", wait_until="load")
+    return page, messages
+
+
+def test_some_pages_have_math() -> None:
+    assert MATH_PAGES, "no page with math found: the MathJax check would check nothing"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+@pytest.mark.parametrize("path", MATH_PAGES)
+def test_math_typesets_without_console_warnings(browser: Browser, language: str, path: str) -> None:
+    page, messages = _open_recording_console(browser, f"{language}/{path}")
+    page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
+    page.evaluate("() => MathJax.startup.promise")
+    typeset = page.locator("article mjx-container").count()
+    page.close()
+    assert typeset > 0, "no formula typeset"
+    assert not messages, "\n".join(messages)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_api_signatures_read_as_the_code(browser: Browser, language: str) -> None:
+    page, messages = _open_recording_console(browser, f"{language}/reference/api.html")
+    signature = page.locator(f"dt[id='{SDPA}']").inner_text()
+    signatures = page.eval_on_selector_all("dt.sig", "els => els.map(e => e.innerText)")
+    parameters = page.eval_on_selector_all("dl.field-list li", "els => els.map(e => e.innerText)")
+    page.close()
+    assert SDPA_SIGNATURE in signature.replace("\n", ""), signature
+    garbled = [text for text in signatures if GARBLED_PARAMETER.search(text)]
+    assert not garbled, f"{len(garbled)} garbled signatures, e.g. {garbled[:3]}"
+    untyped = [text for text in parameters if EMPTY_TYPE.match(text)]
+    assert not untyped, f"{len(untyped)} parameters without a type, e.g. {untyped[:3]}"
+    assert not messages, "\n".join(messages)
