@@ -63,14 +63,14 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over src/."""
-    _install(session, "typecheck")
+    _install(session, "typecheck,plots")
     session.run("mypy", "--strict", "src/attention")
 
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
     """pytest + Hypothesis: the package against torch, every error path, every builder."""
-    _install(session, "test")
+    _install(session, "test,plots")
     _pytest(session, "tests", *(session.posargs or ["tests"]))
 
 
@@ -113,7 +113,7 @@ def _sphinx(session: nox.Session, builder: str, out: Path, doctrees: Path, *opti
 @nox.session(python="3.11")
 def doctest(session: nox.Session) -> None:
     """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/."""
-    _install(session, "test")
+    _install(session, "test,plots")
     _pytest(
         session, "doctest", "--doctest-modules", *(session.posargs or ["docs", "src/attention"])
     )
