@@ -70,7 +70,10 @@ def test_matrices_are_titled_with_their_shapes_in_rows() -> None:
 def test_cost_terms_plot_the_cost_model() -> None:
     figure = plots.show_cost_terms([64, 128], d_model=32, num_heads=4)
     flops = figure.axes[0].get_lines()[0].get_ydata()
-    expected = [attention.attention_cost(1, t, 32, 4).attention_matrix_flops for t in (64, 128)]
+    expected = [
+        attention.attention_cost(batch=1, seq_len=t, d_model=32, num_heads=4).attention_matrix_flops
+        for t in (64, 128)
+    ]
     assert list(flops) == expected
 
 

@@ -37,7 +37,7 @@ import torch
 from matplotlib import colormaps, font_manager
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.colors import ListedColormap
+from matplotlib.colors import Colormap, ListedColormap
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 
@@ -165,7 +165,7 @@ def _say(text: Text, language: Language) -> str:
 def _check_language(language: str) -> Language:
     if language not in LANGUAGES:
         raise ValueError(f"language must be one of {list(LANGUAGES)}, got {language!r}")
-    return language  # type: ignore[return-value]  # checked against LANGUAGES just above
+    return language
 
 
 def _fonts(language: Language) -> list[str]:
@@ -417,12 +417,12 @@ def show_weights(
     return figure
 
 
-def _blues_with_nan() -> ListedColormap:
+def _blues_with_nan() -> Colormap:
     """Matplotlib's ``Blues`` with NaN (masked) cells in :data:`NAN_COLOUR`."""
     blues = colormaps["Blues"]
-    colours = ListedColormap(blues(np.linspace(0.0, 1.0, 256)), name="Blues")
-    colours.set_bad(NAN_COLOUR)
-    return colours
+    return ListedColormap(blues(np.linspace(0.0, 1.0, 256)), name="Blues").with_extremes(
+        bad=NAN_COLOUR
+    )
 
 
 def show_matrices(
