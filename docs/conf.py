@@ -29,10 +29,6 @@ sys.path.insert(0, str(DOCS / "_ext"))
 # SOURCE_DATE_EPOCH, which matplotlib writes instead of the clock into SVG/PDF metadata; so two
 # builds of one commit write the same bytes (`nox -s reproducible` checks it).
 os.environ["MATPLOTLIBRC"] = str(DOCS / "matplotlibrc")
-# Code cells import the shared figure helpers (docs/_ext/plots.py).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(DOCS / "_ext"), *filter(None, [os.environ.get("PYTHONPATH")])]
-)
 
 # sphinx-autodoc-typehints 3.6.1 (the pinned release) calls an API that Sphinx 9 deprecates, once
 # per docstring; the notice says nothing about this site.
@@ -65,6 +61,7 @@ extensions = [
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
+    "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
 ]
 
 exclude_patterns = [
@@ -83,6 +80,7 @@ exclude_patterns = [
 ]
 templates_path = ["_templates"]
 nitpicky = True
+numfig = True  # "Fig. 1" / "图 1": every named figure (each {localized-figure}) gets a number
 suppress_warnings: list[str] = []
 
 # -- MyST and MyST-NB ---------------------------------------------------------------------------
