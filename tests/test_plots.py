@@ -102,7 +102,7 @@ def test_benchmark_draws_forward_rows_and_ignores_new_keys_and_other_passes() ->
     assert (list(line.get_xdata()), list(line.get_ydata())) == ([8.0, 16.0], [1.0, 3.0])
     assert line.get_label() == "dense reference, no mask"
     chinese = figure.in_language("zh_CN")
-    assert chinese.axes[0].get_lines()[0].get_label() == "稠密参考实现, 无掩码"
+    assert chinese.axes[0].get_lines()[0].get_label() == "稠密参考实现，无掩码"
 
 
 @pytest.mark.parametrize(

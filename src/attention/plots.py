@@ -3,7 +3,7 @@
 Install the optional extra to use this module: ``pip install 'attention[plots]'`` (matplotlib,
 and the Noto Sans CJK font that the Chinese labels are set in).
 
-Every function draws on a :class:`matplotlib.figure.Figure` with the Agg canvas attached
+Every function draws on a matplotlib ``Figure`` with the Agg canvas attached
 directly: no ``pyplot`` state, no global backend switch, nothing that depends on the clock, so the
 same tensors give the same picture.  The returned :class:`DisplayFigure` renders itself as PNG,
 so a Jupyter cell shows it when it is the cell's value, with or without ``pyplot``.
@@ -60,8 +60,8 @@ Language = Literal["en", "zh_CN"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 """Every :data:`Language`, English first."""
 
-Text = str | Mapping[Language, str]
-"""Words drawn in a figure: one string for every language, or one string per language."""
+Text = str | dict[Language, str]
+"""Words drawn in a figure, the same in every language (a string) or per language (a dict)."""
 
 ALLOWED_COLOUR = "#2b6cb0"
 """Cells a query may attend to (True in the ``allowed`` convention)."""
@@ -536,6 +536,7 @@ _CHART_WORDS: dict[Language, dict[str, str]] = {
         "model": "cost model: scores + weights",
         "time_panel": "forward pass time",
         "memory_panel": "extra peak memory",
+        "pair": "{}, {}",
     },
     "zh_CN": {
         "flops": "FLOPs（一层，前向传播）",
@@ -549,6 +550,7 @@ _CHART_WORDS: dict[Language, dict[str, str]] = {
         "model": "代价模型：分数 + 注意力权重",
         "time_panel": "前向传播时间",
         "memory_panel": "额外峰值内存",
+        "pair": "{}，{}",
     },
 }
 
@@ -617,7 +619,7 @@ def show_cost_terms(
     return figure
 
 
-def _forward_rows(record: Mapping[str, object]) -> list[Mapping[str, object]]:
+def _forward_rows(record: dict[str, object]) -> list[Mapping[str, object]]:
     """The forward-pass rows of a benchmark record's ``sweep`` (any other pass is left out)."""
     sweep = record.get("sweep")
     if not isinstance(sweep, list) or not sweep:
@@ -644,11 +646,11 @@ def _number(row: Mapping[str, object], key: str) -> float:
     return float(value)
 
 
-def show_benchmark(record: Mapping[str, object], *, language: Language = "en") -> DisplayFigure:
+def show_benchmark(record: dict[str, object], *, language: Language = "en") -> DisplayFigure:
     """Forward time and extra peak memory against ``T``, from a benchmark record.
 
     ``record`` is what ``python -m attention.benchmark --out FILE`` writes (read with
-    :func:`json.load`): one line per implementation and mask, solid without a mask, dashed with
+    ``json.load``): one line per implementation and mask, solid without a mask, dashed with
     the causal mask; the memory panel adds the cost model's size of the scores plus the weights
     (``2 · B·H·T² · 4`` bytes, :func:`attention.attention_cost` with the rows' ``batch``,
     ``heads`` and ``d_k``).  The two panels are stacked and share one legend below them, so the
@@ -689,7 +691,9 @@ def show_benchmark(record: Mapping[str, object], *, language: Language = "en") -
             if not line_rows:
                 continue
             lengths = [_number(row, "length") for row in line_rows]
-            label = f"{words.get(impl, impl)}, {words['causal' if masked else 'none']}"
+            label = words["pair"].format(
+                words.get(impl, impl), words["causal" if masked else "none"]
+            )
             (handle,) = time_axis.plot(
                 lengths,
                 [_number(row, "seconds_median") for row in line_rows],
