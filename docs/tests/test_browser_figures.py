@@ -11,11 +11,19 @@ Run with ``nox -s browser`` (builds the site first), with the other browser chec
 
 from __future__ import annotations
 
+import functools
+import http.server
 import re
+import tempfile
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
-from test_browser import LANGUAGES, PAGES, Browser, _check_clean, browser  # noqa: F401
+from playwright.sync_api import Route, sync_playwright
+from test_browser import CHROMIUM, CHROMIUM_ARGS, LANGUAGES, PAGES, SITE, _QuietHandler
 
 NUMBER = {"en": re.compile(r"^Fig\. \d+$"), "zh_CN": re.compile(r"^图 \d+$")}
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -33,28 +41,68 @@ class Shown:
     classes: str  # the enclosing figure's classes, "" outside a figure
 
 
-def _shown(browser: Browser, language: str, path: str) -> list[Shown]:  # noqa: F811
-    page = browser.open(f"{language}/{path}")
-    rows = page.eval_on_selector_all(
-        # the content's images; the theme's own icons (the module index's toggles) are not figures
-        "article img:not([src*='_static/'])",
-        """els => els.map(img => {
-            const figure = img.closest('figure');
-            const caption = figure ? figure.querySelector('figcaption') : null;
-            const number = caption ? caption.querySelector('.caption-number') : null;
-            const text = caption ? caption.querySelector('.caption-text') : null;
-            return {
-                src: new URL(img.src).pathname.replace(/^.*\\/_images\\//, '_images/'),
-                alt: img.getAttribute('alt') || '',
-                number: number ? number.textContent.trim() : '',
-                caption: text ? text.textContent.trim() : '',
-                classes: figure ? figure.className : '',
-            };
-        })""",
-    )
-    page.close()
-    _check_clean(browser)
-    return [Shown(**row) for row in rows]
+# Every image of the article with what a reader gets from it; the theme's own icons (the module
+# index's toggles, under _static/) are not figures.
+SHOWN = """els => els.filter(img => !img.getAttribute('src').includes('_static/')).map(img => {
+    const figure = img.closest('figure');
+    const caption = figure ? figure.querySelector('figcaption') : null;
+    const number = caption ? caption.querySelector('.caption-number') : null;
+    const text = caption ? caption.querySelector('.caption-text') : null;
+    return {
+        src: new URL(img.src).pathname.replace(/^.*\\/_images\\//, '_images/'),
+        alt: img.getAttribute('alt') || '',
+        number: number ? number.textContent.trim() : '',
+        caption: text ? text.textContent.trim() : '',
+        classes: figure ? figure.className : '',
+    };
+})"""
+
+
+def _read_site() -> dict[tuple[str, str], list[Shown]]:
+    """Open every page in both languages in headless Chromium, offline; what each one shows."""
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    shown: dict[tuple[str, str], list[Shown]] = {}
+    external: list[str] = []
+
+    def only_local(route: Route) -> None:
+        if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
+            route.continue_()
+        else:
+            external.append(route.request.url)
+            route.abort()
+
+    try:
+        with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
+            context = playwright.chromium.launch_persistent_context(
+                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
+            )
+            context.route("**/*", only_local)
+            page = context.new_page()
+            for language in LANGUAGES:
+                for path in PAGES:
+                    page.goto(f"{base}/{language}/{path}", wait_until="load")
+                    rows = page.eval_on_selector_all("article img", SHOWN)
+                    shown[language, path] = [Shown(**row) for row in rows]
+            context.close()
+    finally:
+        server.shutdown()
+    assert not external, f"requests to other hosts: {external}"
+    return shown
+
+
+@pytest.fixture(scope="module")
+def site_figures() -> dict[tuple[str, str], list[Shown]]:
+    if not (SITE / "index.html").is_file() or not PAGES:
+        pytest.fail(f"no built site at {SITE}: run `nox -s docs` first")
+    if not Path(CHROMIUM).is_file():
+        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
+    # Playwright's synchronous API allows one instance per thread, and test_browser.py holds
+    # one in this thread for the whole session: this one runs in a thread of its own.
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(_read_site).result()
 
 
 def figure_problems(language: str, shown: list[Shown]) -> list[str]:
@@ -91,10 +139,9 @@ def language_problems(english: list[Shown], chinese: list[Shown]) -> list[str]:
 
 @pytest.mark.parametrize("path", PAGES)
 def test_figures_are_numbered_captioned_described_and_localized(
-    browser: Browser,  # noqa: F811
-    path: str,
+    site_figures: dict[tuple[str, str], list[Shown]], path: str
 ) -> None:
-    shown = {language: _shown(browser, language, path) for language in LANGUAGES}
+    shown = {language: site_figures[language, path] for language in LANGUAGES}
     problems = [
         f"{language}/{path}: {problem}"
         for language in LANGUAGES
