@@ -66,14 +66,14 @@ def lint(session: nox.Session) -> None:
 @nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over src/."""
-    _install(session, "typecheck")
+    _install(session, "typecheck,plots")
     session.run("mypy", "--strict", "src/attention")
 
 
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
     """pytest + Hypothesis: the package against torch, every error path, every builder."""
-    _install(session, "test")
+    _install(session, "test,plots")
     _pytest(session, "tests", *(session.posargs or ["tests", f"--ignore={NOTEBOOK_TESTS}"]))
 
 
@@ -131,7 +131,7 @@ def doctest(session: nox.Session) -> None:
 
     Then each page's downloadable notebook (docs/_ext/notebooks.py) runs in a fresh kernel.
     """
-    _install(session, "test,docs")  # docs: nbclient, ipykernel and matplotlib for the notebooks
+    _install(session, "test,docs,plots")  # docs: nbclient, ipykernel and matplotlib for the notebooks
     _pytest(
         session,
         "doctest",

@@ -35,10 +35,6 @@ sys.path.insert(0, str(DOCS / "_ext"))
 # SOURCE_DATE_EPOCH, which matplotlib writes instead of the clock into SVG/PDF metadata; so two
 # builds of one commit write the same bytes (`nox -s reproducible` checks it).
 os.environ["MATPLOTLIBRC"] = str(DOCS / "matplotlibrc")
-# Code cells import the shared figure helpers (docs/_ext/plots.py).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    [str(DOCS / "_ext"), *filter(None, [os.environ.get("PYTHONPATH")])]
-)
 
 # accessible-pygments (furo's code styles) calls logging.basicConfig(level=INFO) when it is
 # imported, which would print every library's INFO records (nbclient's "Executing notebook with
@@ -93,6 +89,7 @@ extensions = [
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
+    "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
 ]
 
 exclude_patterns = [
@@ -111,6 +108,7 @@ exclude_patterns = [
 ]
 templates_path = ["_templates"]
 nitpicky = True
+numfig = True  # "Fig. 1" / "图 1": every named figure (each {localized-figure}) gets a number
 suppress_warnings: list[str] = []
 
 # -- MyST and MyST-NB ---------------------------------------------------------------------------
