@@ -12,7 +12,10 @@ True
 from __future__ import annotations
 
 __all__ = [
+    "ArgumentTypeError",
+    "ArgumentValueError",
     "AttentionShapeError",
+    "DeviceError",
     "InputDtypeError",
     "MaskArgumentError",
     "MaskDtypeError",
@@ -59,11 +62,59 @@ class MaskValueError(ValueError):
 
 
 class MaskArgumentError(ValueError):
-    """A mask builder got an impossible argument (negative length, window < 1, ...).
+    """A mask builder or converter got an impossible value for an argument that shapes the mask.
 
-    >>> raise MaskArgumentError("window must be >= 1, got 0")
+    A negative length, a window below 1, an unknown causal alignment, a prefix longer than the
+    sequence, a head count that does not fit the mask's layout, a non-floating dtype for an
+    additive mask.  A value of the wrong Python type is an :class:`ArgumentTypeError` instead.
+
+    >>> from attention import sliding_window_allowed
+    >>> sliding_window_allowed(4, 0)
     Traceback (most recent call last):
     attention.errors.MaskArgumentError: window must be >= 1, got 0
+    """
+
+
+class ArgumentValueError(ValueError):
+    """An argument that is not a mask (a size, a head count, a module) has an impossible value.
+
+    ``embed_dim`` not a multiple of ``num_heads``, a non-positive size in the cost model, an
+    ``nn.MultiheadAttention`` that :meth:`~attention.MultiHeadAttention.from_torch` cannot copy.
+
+    >>> from attention import mha_parameter_count
+    >>> mha_parameter_count(10, 3)
+    Traceback (most recent call last):
+    attention.errors.ArgumentValueError: embed_dim=10 must be a positive multiple of num_heads=3 (num_heads >= 1; each head gets embed_dim / num_heads features)
+    """
+
+
+class ArgumentTypeError(TypeError):
+    """An argument has the wrong Python type: not a tensor, not a number, not an int, not a bool.
+
+    A list where a tensor is expected, a string or ``True`` as ``scale``, ``2.0`` as a head count
+    (``bool`` is never accepted as an ``int`` or a ``float`` here), a string as a dtype.  The
+    message names the argument and the type that was expected.
+
+    >>> import torch
+    >>> from attention import attention_scores
+    >>> attention_scores(torch.ones(1, 2), torch.ones(1, 2), scale="2")
+    Traceback (most recent call last):
+    attention.errors.ArgumentTypeError: scale must be a real number (int or float) or None, got str '2'
+    """
+
+
+class DeviceError(ValueError):
+    """A tensor argument is on a device the call cannot use.
+
+    Either it is on another device than the other tensors (``query``'s, or the module's weights'),
+    or it is on PyTorch's ``meta`` device, which holds shapes but no values: the package reads
+    values to check them (finite inputs, an allowed key in every row), so it needs real tensors.
+
+    >>> import torch
+    >>> from attention import attention_scores
+    >>> attention_scores(torch.ones(1, 2), torch.ones(1, 2, device="meta"))
+    Traceback (most recent call last):
+    attention.errors.DeviceError: key is on the meta device, which holds no values to compute with; pass a tensor with data (e.g. on cpu, like query)
     """
 
 
