@@ -147,7 +147,7 @@ def test_key_padding() -> None:
     ("lengths", "message"),
     [
         ([2, -1], r"lengths must be >= 0, got \[2, -1\]"),
-        ([4], r"lengths must be <= the padded length 3, got \[4\]"),
+        ([4], r"lengths must be <= the padded length source_length=3, got \[4\]"),
     ],
 )
 def test_key_padding_rejects_bad_lengths(lengths: list[float], message: str) -> None:

@@ -161,12 +161,12 @@ def require_tensor(name: str, value: object, expected: str = "a torch.Tensor") -
     return value
 
 
-def require_data(name: str, tensor: Tensor, reference: str = "query") -> None:
+def require_data(name: str, tensor: Tensor) -> None:
     """Raise :class:`DeviceError` for a meta tensor: it has a shape but no values to check."""
     if tensor.is_meta:
         raise DeviceError(
-            f"{name} is on the meta device, which holds no values to compute with; pass a "
-            f"tensor with data (e.g. on cpu, like {reference})"
+            f"{name} is on the meta device, which holds a shape but no values to compute with; "
+            "pass a tensor that holds data (on cpu or an accelerator)"
         )
 
 
@@ -174,7 +174,7 @@ def require_same_device(
     name: str, tensor: Tensor, reference: Tensor, reference_name: str = "query"
 ) -> None:
     """Raise :class:`DeviceError` if ``tensor`` lives on another device than ``reference``."""
-    require_data(name, tensor, reference_name)
+    require_data(name, tensor)
     if tensor.device != reference.device:
         raise DeviceError(
             f"{name} is on {tensor.device} but {reference_name} is on {reference.device}; move "
@@ -194,7 +194,7 @@ def require_bool(name: str, mask: object, meaning: str | None = None) -> None:
         raise ArgumentTypeError(
             f"{name} must be a torch.bool tensor ({meaning}), got {describe(mask)}"
         )
-    require_data(name, mask, "the other arguments")
+    require_data(name, mask)
     if mask.dtype != torch.bool:
         raise MaskDtypeError(
             f"{name} must be a torch.bool tensor ({meaning}), got dtype {mask.dtype}; "
@@ -209,7 +209,7 @@ def require_additive(name: str, additive: object) -> None:
             f"{name} must be a floating-point tensor added to the scores (0 = allowed, "
             f"-inf = forbidden), got {describe(additive)}"
         )
-    require_data(name, additive, "the other arguments")
+    require_data(name, additive)
     if not additive.is_floating_point():
         raise MaskDtypeError(
             f"{name} must be a floating-point tensor added to the scores (0 = allowed, "
@@ -332,8 +332,9 @@ def check_inputs(
 # -- overflow ------------------------------------------------------------------------------------
 
 OVERFLOW_MESSAGE = (
-    "scores Q·Kᵀ·scale overflowed to ±inf in {dtype}; the inputs are finite but too large for "
-    "this dtype (compute in a wider dtype or normalise the inputs)"
+    "scores Q·Kᵀ·scale overflowed to ±inf in {dtype}; query, key and scale are finite but their "
+    "scores are too large for this dtype (use a smaller scale, normalise query and key, or "
+    "compute in a wider dtype)"
 )
 
 ADDITIVE_OVERFLOW_MESSAGE = (

@@ -250,7 +250,8 @@ def allowed_to_mha_key_padding_mask(allowed: Tensor) -> Tensor:
         allowed = allowed[:, 0, :]  # [B, S]
     if allowed.ndim != 2:
         raise AttentionShapeError(
-            f"a key-padding mask must be [B, S] or [B, 1, S], got shape {shape_str(allowed)}"
+            "allowed must be a key-padding mask (True = may attend) [B, S] or [B, 1, S], got "
+            f"shape {shape_str(allowed)}"
         )
     return ~allowed  # [B, S]
 
@@ -292,7 +293,7 @@ def hf_attention_mask_to_allowed(attention_mask: Tensor) -> Tensor:
             f"attention_mask must be an integer torch tensor [B, S] of 0 / 1, got "
             f"{describe(attention_mask)}"
         )
-    require_data("attention_mask", attention_mask, "the other arguments")
+    require_data("attention_mask", attention_mask)
     if attention_mask.is_floating_point() or attention_mask.is_complex():
         raise MaskDtypeError(
             "attention_mask must hold integers 0 / 1 (1 = attend), got dtype "

@@ -67,7 +67,7 @@ def _require_length(name: str, value: object, *, minimum: int = 0) -> int:
 def _integer_list(name: str, lengths: object) -> list[int]:
     """``lengths`` as a list of ints: a list/tuple of ints, or a 1-D integer tensor ``[B]``."""
     if isinstance(lengths, Tensor):
-        require_data(name, lengths, "the other arguments")
+        require_data(name, lengths)
         integer = not (lengths.is_floating_point() or lengths.is_complex())
         if lengths.ndim != 1 or not integer or lengths.dtype == torch.bool:
             raise ArgumentTypeError(
@@ -86,13 +86,15 @@ def _integer_list(name: str, lengths: object) -> list[int]:
 
 
 def _lengths_tensor(
-    name: str, lengths: object, maximum: int, device: torch.device | None
+    name: str, lengths: object, padded: tuple[str, int], device: torch.device | None
 ) -> Tensor:
     values = _integer_list(name, lengths)
     if values and min(values) < 0:
         raise MaskArgumentError(f"{name} must be >= 0, got {values}")
-    if values and max(values) > maximum:
-        raise MaskArgumentError(f"{name} must be <= the padded length {maximum}, got {values}")
+    if values and max(values) > padded[1]:
+        raise MaskArgumentError(
+            f"{name} must be <= the padded length {padded[0]}={padded[1]}, got {values}"
+        )
     return torch.tensor(values, dtype=torch.long, device=device)
 
 
@@ -236,6 +238,7 @@ def block_diagonal_allowed(
     segment = torch.repeat_interleave(
         torch.arange(len(lengths), device=device),
         torch.tensor(lengths, dtype=torch.long, device=device),
+        output_size=sum(lengths),  # known here: a meta device cannot read it from the tensor
     )  # [T]: segment id of each token
     return segment[:, None] == segment[None, :]  # [T, T]
 
@@ -256,7 +259,7 @@ def key_padding_allowed(
     """
     _require_length("source_length", source_length)
     device = require_device("device", device)
-    valid = _lengths_tensor("lengths", lengths, source_length, device)  # [B]
+    valid = _lengths_tensor("lengths", lengths, ("source_length", source_length), device)  # [B]
     return _key_padding(valid, source_length, device)  # [B, 1, S]
 
 
@@ -285,7 +288,9 @@ def source_padding_allowed(
     _require_length("query_length", query_length)
     _require_length("source_length", source_length)
     device = require_device("device", device)
-    valid = _lengths_tensor("source_lengths", source_lengths, source_length, device)  # [B]
+    valid = _lengths_tensor(
+        "source_lengths", source_lengths, ("source_length", source_length), device
+    )  # [B]
     keys = _key_padding(valid, source_length, device)  # [B, 1, S]
     return keys.expand(keys.shape[0], query_length, source_length)  # [B, L, S]
 
@@ -305,7 +310,7 @@ def query_padding_allowed(
     """
     _require_length("query_length", query_length)
     device = require_device("device", device)
-    valid = _lengths_tensor("lengths", lengths, query_length, device)  # [B]
+    valid = _lengths_tensor("lengths", lengths, ("query_length", query_length), device)  # [B]
     return _key_padding(valid, query_length, device)[:, 0, :]  # [B, L]
 
 

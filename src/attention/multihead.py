@@ -219,7 +219,7 @@ class MultiHeadAttention(nn.Module):
                     f"{weight.dtype}; convert one of them, e.g. {name}.to({weight.dtype}) or "
                     f"module.to({checked.dtype})"
                 )
-            require_data("the module's weights", weight, name)
+            require_data("the module's weights", weight)
             if checked.device != weight.device:
                 raise DeviceError(
                     f"{name} is on {checked.device} but the module's weights are on "
@@ -263,7 +263,7 @@ class MultiHeadAttention(nn.Module):
             allowed = allowed[:, None]  # [B, 1, L, S]: one mask shared by the heads
         expanded = broadcast_to("allowed", allowed, shape, "[B, H, L, S]")
         has_key = allowed.any(dim=-1).expand(shape[:-1])  # [B, H, L]
-        require_a_key_per_row(has_key if per_head else has_key[:, 0])  # [B, H, L] or [B, L]
+        require_a_key_per_row(has_key if per_head else has_key[:, 0], "allowed")  # [B, (H,) L]
         return expanded
 
     def forward(

@@ -221,28 +221,30 @@ def attend(
     if allowed is not None:
         scores = scores.masked_fill(~allowed, float("-inf"))  # before the softmax
     if additive is not None:
-        require_a_key_per_row((scores > float("-inf")).any(dim=-1))  # [..., L]
+        masks = "allowed and additive" if allowed is not None else "additive"
+        require_a_key_per_row((scores > float("-inf")).any(dim=-1), masks)  # [..., L]
     elif allowed is not None:
         # Read the mask in its own (broadcast) shape: [L] for a causal mask, not [B, L, S].
-        require_a_key_per_row(allowed.any(dim=-1).expand(scores.shape[:-1]))  # [..., L]
+        require_a_key_per_row(allowed.any(dim=-1).expand(scores.shape[:-1]), "allowed")
     weights = torch.softmax(scores, dim=-1)  # [..., L, S], over the key axis
     output = weights @ value.to(weights.dtype)  # [..., L, Dv]
     return output.to(query.dtype), weights.to(query.dtype)
 
 
-def require_a_key_per_row(has_key: Tensor) -> None:
+def require_a_key_per_row(has_key: Tensor, masks: str = "the mask") -> None:
     """Raise :class:`NoAllowedKeyError` naming the first query row with no allowed key.
 
-    ``has_key`` is Boolean ``[..., L]``: True where the query row may attend to some key.
+    ``has_key`` is Boolean ``[..., L]``: True where the query row may attend to some key;
+    ``masks`` names the caller's mask arguments (``"allowed"``, ``"additive"``).
     """
     if not bool(has_key.all()):
         index = tuple(int(i) for i in (~has_key).nonzero()[0])
         names = _index_names(len(index))
         where = ", ".join(f"{name} {i}" for name, i in zip(names, index, strict=True))
         raise NoAllowedKeyError(
-            f"query row ({where}) has no allowed key: every key is masked, so its softmax would "
-            "be 0/0 = NaN; give every query at least one allowed key, or drop the row and mask "
-            "its output instead"
+            f"query row ({where}) has no allowed key: every key is masked (by {masks}), so its "
+            "softmax would be 0/0 = NaN; give every query at least one allowed key, or drop the "
+            "row and mask its output instead"
         )
 
 
