@@ -17,6 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import reduce
+from pathlib import Path
 
 import pytest
 import torch
@@ -862,3 +863,242 @@ def test_bad_inputs_raise_a_named_package_error_or_match_torch(name: str) -> Non
         OUTCOMES["answer"] += 1
 
     case()
+
+
+# -- the reported cases: each gave a NaN, an error from inside torch or Python, a message in the
+# wrong terms, or accepted nonsense ---------------------------------------------------------------
+
+
+def _half(value: float, *shape: int) -> Tensor:
+    return torch.full(shape, value, dtype=torch.float16)
+
+
+def _fake_cuda(*shape: int, dtype: torch.dtype = torch.float32) -> Tensor:
+    """A tensor that claims to live on cuda:0, without needing a GPU (torch's fake tensors)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+
+    with FakeTensorMode():
+        return torch.zeros(shape, dtype=dtype, device="cuda")
+
+
+def _mha_fully_masked_batch_one() -> object:
+    module = attention.MultiHeadAttention(8, 2)  # [T, B, d_model]
+    x = torch.randn(3, 2, 8)  # T=3, B=2
+    allowed = torch.ones(2, 3, 3, dtype=torch.bool)  # [B, L, S], True = may attend
+    allowed[1, 0] = False  # the caller's batch 1, query 0 sees nothing
+    return module(x, x, x, allowed)
+
+
+MASK = torch.ones(2, 2, dtype=torch.bool)
+REPORTED: dict[str, tuple[Callable[[], object], str, str]] = {
+    # silent NaN from valid calls
+    "float16 q=1000 k=0.001 scale=100 gives torch's 1.0": (
+        lambda: attention.scaled_dot_product_attention(
+            _half(1000, 1, 1, 1), _half(0.001, 1, 1, 1), _half(1, 1, 1, 1), scale=100
+        )[0].item(),
+        "value",
+        "1.0",
+    ),
+    "scale=1e39 on float32": (
+        lambda: attention.scaled_dot_product_attention(
+            torch.ones(1, 1, 1), torch.ones(1, 2, 1), torch.ones(1, 2, 1), scale=1e39
+        ),
+        "NonFiniteError",
+        r"scale=1e\+39 is infinite in torch.float32",
+    ),
+    "a finite additive that pushes a float16 score to +inf": (
+        lambda: attention.scaled_dot_product_attention(
+            _half(240, 1, 1, 1),
+            _half(240, 1, 2, 1),
+            _half(1, 1, 2, 1),
+            additive=torch.tensor([6e4, 0.0], dtype=torch.float16),
+            scale=1.0,
+        ),
+        "NonFiniteError",
+        r"scores plus additive overflowed to ±inf in torch.float16",
+    ),
+    # errors from deep inside torch or Python
+    "attention_scores of a list": (
+        lambda: attention.attention_scores([[1.0]], torch.ones(1, 1)),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"query must be a torch.Tensor, got list",
+    ),
+    "attention_scores with D=0": (
+        lambda: attention.attention_scores(torch.ones(1, 2, 0), torch.ones(1, 3, 0)),
+        "AttentionShapeError",
+        r"key dimension D must be positive",
+    ),
+    "attention_scores with mismatched D": (
+        lambda: attention.attention_scores(torch.ones(1, 2, 3), torch.ones(1, 2, 4)),
+        "AttentionShapeError",
+        r"query and key must share the key dimension D",
+    ),
+    "attention_scores of NaN": (
+        lambda: attention.attention_scores(torch.full((1, 2), math.nan), torch.ones(1, 2)),
+        "NonFiniteError",
+        r"query holds NaN or ±inf",
+    ),
+    **{
+        f"scale={scale!r}": (
+            lambda scale=scale: attention.scaled_dot_product_attention(  # type: ignore[misc]
+                torch.ones(1, 1, 2), torch.ones(1, 2, 2), torch.ones(1, 2, 1), scale=scale
+            ),
+            "ArgumentTypeError",
+            rf"scale must be a real number \(int or float\) or None, got {type(scale).__name__}",
+        )
+        for scale in ("abc", "2", True)
+    },
+    "MultiHeadAttention on a list": (
+        lambda: attention.MultiHeadAttention(8, 2)([[0.0] * 8], torch.ones(1, 1, 8), None),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"query must be a torch.Tensor, got list",
+    ),
+    "MultiHeadAttention on float64 with float32 weights": (
+        lambda: attention.MultiHeadAttention(8, 2)(*(torch.ones(1, 1, 8, dtype=torch.float64),) * 3),
+        "InputDtypeError",
+        r"query has dtype torch.float64 but the module's weights are torch.float32",
+    ),
+    "MultiHeadAttention(8, 2.0)": (
+        lambda: attention.MultiHeadAttention(8, 2.0),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"num_heads must be an int, got float 2.0",
+    ),
+    "MultiHeadAttention(8.0, 2)": (
+        lambda: attention.MultiHeadAttention(8.0, 2),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"embed_dim must be an int, got float 8.0",
+    ),
+    "from_torch(nn.Linear(4, 4))": (
+        lambda: attention.MultiHeadAttention.from_torch(nn.Linear(4, 4)),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"module must be a torch.nn.MultiheadAttention, got Linear",
+    ),
+    "block_diagonal_allowed(None)": (
+        lambda: attention.block_diagonal_allowed(None),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"segment_lengths must be a list of ints .*, got NoneType",
+    ),
+    "key_padding_allowed(3, 4)": (
+        lambda: attention.key_padding_allowed(3, 4),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"lengths must be a list of ints .*, got int 3",
+    ),
+    "allowed_to_additive(m, 'float32')": (
+        lambda: attention.allowed_to_additive(MASK, "float32"),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"dtype must be a torch.dtype such as torch.float32, got str 'float32'",
+    ),
+    "a meta query": (
+        lambda: attention.scaled_dot_product_attention(
+            *(torch.ones(1, 2, 2, device="meta"),) * 3
+        ),
+        "DeviceError",
+        r"query is on the meta device",
+    ),
+    "a meta additive mask": (
+        lambda: attention.additive_to_allowed(torch.zeros(2, device="meta")),
+        "DeviceError",
+        r"additive is on the meta device",
+    ),
+    # messages in the wrong terms
+    "MultiHeadAttention names the caller's batch": (
+        _mha_fully_masked_batch_one,
+        "NoAllowedKeyError",
+        r"query row \(batch 1, position 0\) has no allowed key",
+    ),
+    "MultiHeadAttention reports batch sizes in the caller's layout": (
+        lambda: attention.MultiHeadAttention(8, 2)(
+            torch.ones(3, 4, 8), torch.ones(4, 6, 8), torch.ones(4, 6, 8)
+        ),
+        "AttentionShapeError",
+        r"batch size B \(layout \[T, B, d_model\]\): query \[3, 4, 8\] has B=4, key \[4, 6, 8\]"
+        r" has B=6",
+    ),
+    "forbidden_to_allowed says forbidden's polarity": (
+        lambda: attention.forbidden_to_allowed(torch.tensor([1.0])),
+        "MaskDtypeError",
+        r"forbidden must be a torch.bool tensor \(True = masked out\)",
+    ),
+    # accepted nonsense
+    "mha_parameter_count(8.0, 2)": (
+        lambda: attention.mha_parameter_count(8.0, 2),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"embed_dim must be an int, got float 8.0",
+    ),
+    "attention_cost(ffn_dim=2.5)": (
+        lambda: attention.attention_cost(batch=1, seq_len=4, d_model=8, num_heads=2, ffn_dim=2.5),  # type: ignore[arg-type]
+        "ArgumentTypeError",
+        r"ffn_dim must be an int, got float 2.5",
+    ),
+    "attention_cost(bytes_per_element=2.5)": (
+        lambda: attention.attention_cost(
+            batch=1,
+            seq_len=4,
+            d_model=8,
+            num_heads=2,
+            bytes_per_element=2.5,  # type: ignore[arg-type]
+        ),
+        "ArgumentTypeError",
+        r"bytes_per_element must be an int, got float 2.5",
+    ),
+    "allowed_to_mha_attn_mask(m, num_heads=-5)": (
+        lambda: attention.allowed_to_mha_attn_mask(MASK, num_heads=-5),
+        "MaskArgumentError",
+        r"num_heads must be >= 1, got -5",
+    ),
+    "complex lengths": (
+        lambda: attention.key_padding_allowed(torch.tensor([1 + 0j]), 3),
+        "ArgumentTypeError",
+        r"lengths must be a 1-D integer tensor \[B\] or a list of ints, got torch.complex64",
+    ),
+    # error types: a device mismatch is not a shape error; no plain ValueError
+    "a key on another device": (
+        lambda: attention.scaled_dot_product_attention(
+            torch.ones(1, 1, 2), _fake_cuda(1, 2, 2), torch.ones(1, 2, 1)
+        ),
+        "DeviceError",
+        r"key is on cuda:0 but query is on cpu",
+    ),
+    "an allowed mask on another device": (
+        lambda: attention.scaled_dot_product_attention(
+            torch.ones(1, 1, 2), torch.ones(1, 2, 2), torch.ones(1, 2, 1), _fake_cuda(2, dtype=torch.bool)
+        ),
+        "DeviceError",
+        r"allowed is on cuda:0 but query is on cpu",
+    ),
+    "MultiHeadAttention(10, 3)": (
+        lambda: attention.MultiHeadAttention(10, 3),
+        "ArgumentValueError",
+        r"embed_dim=10 must be a positive multiple of num_heads=3",
+    ),
+    "attention_cost with d_model not a multiple of num_heads": (
+        lambda: attention.attention_cost(batch=1, seq_len=4, d_model=8, num_heads=3),
+        "ArgumentValueError",
+        r"d_model=8 must be a multiple of num_heads=3",
+    ),
+    "from_torch of a module with kdim": (
+        lambda: attention.MultiHeadAttention.from_torch(nn.MultiheadAttention(4, 2, kdim=2)),
+        "ArgumentValueError",
+        r"kdim == vdim == embed_dim, got module with embed_dim=4, kdim=2",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REPORTED))
+def test_reported_case(case: str) -> None:
+    call, kind, expected = REPORTED[case]
+    if kind == "value":
+        assert str(call()) == expected
+        return
+    error_type = getattr(errors, kind)
+    with pytest.raises(error_type, match=expected) as caught:
+        call()
+    assert type(caught.value) is error_type, f"{type(caught.value).__name__}, not {kind}"
+
+
+@pytest.mark.parametrize("module", ["multihead", "cost", "masks", "conventions", "_validate"])
+def test_no_plain_builtin_errors_are_raised(module: str) -> None:
+    source = (Path(attention.__file__).parent / f"{module}.py").read_text()
+    assert not re.search(r"raise (ValueError|TypeError)\(", source), (
+        f"attention/{module}.py raises a plain ValueError/TypeError instead of a package error"
+    )
