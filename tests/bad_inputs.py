@@ -63,7 +63,9 @@ def tensors(
     if shape is None:
         shape = tuple(draw(st.lists(st.integers(0, 3), max_size=4)))
     count = math.prod(shape)
-    values = draw(st.lists(_elements(dtype) if elements is None else elements, min_size=count, max_size=count))
+    values = draw(
+        st.lists(_elements(dtype) if elements is None else elements, min_size=count, max_size=count)
+    )
     tensor = torch.tensor(values, dtype=dtype).reshape(shape)
     if meta and draw(st.integers(0, 9)) == 0:
         tensor = tensor.to("meta")

@@ -65,7 +65,8 @@ class Spec:
 def _same_mask(result: object, expected: Tensor) -> None:
     """``result`` equals ``expected`` exactly (shape and dtype only, for a meta result)."""
     assert isinstance(result, Tensor)
-    assert result.shape == expected.shape and result.dtype == expected.dtype
+    assert result.shape == expected.shape
+    assert result.dtype == expected.dtype
     if not result.is_meta:
         assert torch.equal(result, expected)
 
@@ -94,7 +95,9 @@ def _factor(args: Args, width: int) -> float:
 
 def _scores_oracle(args: Args, result: object) -> None:
     query, key = args["query"], args["key"]
-    assert isinstance(result, Tensor) and isinstance(query, Tensor) and isinstance(key, Tensor)
+    assert isinstance(result, Tensor)
+    assert isinstance(query, Tensor)
+    assert isinstance(key, Tensor)
     factor = _factor(args, query.shape[-1])
     expected = (query.double() @ key.double().transpose(-2, -1)) * factor
     assert result.dtype == query.dtype
@@ -103,7 +106,9 @@ def _scores_oracle(args: Args, result: object) -> None:
 
 def _sdpa_oracle(args: Args, result: object) -> None:
     query, key, value = args["query"], args["key"], args["value"]
-    assert isinstance(query, Tensor) and isinstance(key, Tensor) and isinstance(value, Tensor)
+    assert isinstance(query, Tensor)
+    assert isinstance(key, Tensor)
+    assert isinstance(value, Tensor)
     assert isinstance(result, tuple)
     output, weights = result
     factor = _factor(args, query.shape[-1])
@@ -251,7 +256,12 @@ def _forward_args(draw: st.DrawFn) -> Args:
 
     mask_shape = draw(
         st.sampled_from(
-            [(length, source), (batch, 1, source), (batch, length, source), (batch, heads, 1, source)]
+            [
+                (length, source),
+                (batch, 1, source),
+                (batch, length, source),
+                (batch, heads, 1, source),
+            ]
         )
     )
     return {
@@ -284,7 +294,9 @@ def _forward_oracle(args: Args, result: object) -> None:
     embed, heads, batch_first = args["_module"]  # type: ignore[misc]
     reference = _reference_module(embed, heads, batch_first)
     query, key, allowed = args["query"], args["key"], args["allowed"]
-    assert isinstance(query, Tensor) and isinstance(key, Tensor) and isinstance(result, tuple)
+    assert isinstance(query, Tensor)
+    assert isinstance(key, Tensor)
+    assert isinstance(result, tuple)
     batch = query.shape[0 if batch_first else 1]
     length, source = query.shape[1 if batch_first else 0], key.shape[1 if batch_first else 0]
     bias = None
@@ -401,7 +413,8 @@ SPECS.update(
 
 
 def _equal(result: object, expected: object) -> None:
-    assert type(result) is type(expected) and result == expected
+    assert type(result) is type(expected)
+    assert result == expected
 
 
 # -- cost model ------------------------------------------------------------------------------------
@@ -538,7 +551,11 @@ SPECS.update(
             attention.prefix_lm_allowed,
             LENGTH.flatmap(
                 lambda n: st.fixed_dictionaries(
-                    {"length": st.just(n), "prefix_length": st.integers(0, n), "device": GOOD_DEVICE}
+                    {
+                        "length": st.just(n),
+                        "prefix_length": st.integers(0, n),
+                        "device": GOOD_DEVICE,
+                    }
                 )
             ),
             lambda a: (
@@ -615,9 +632,7 @@ def _masks_args(draw: st.DrawFn) -> Args:
     }
 
 
-def _combine_spec(
-    function: Callable[..., Tensor], op: Callable[[Tensor, Tensor], Tensor]
-) -> Spec:
+def _combine_spec(function: Callable[..., Tensor], op: Callable[[Tensor, Tensor], Tensor]) -> Spec:
     def oracle(a: Args, result: object) -> None:
         masks = torch.broadcast_tensors(*a.values())  # type: ignore[no-untyped-call]
         _same_mask(result, reduce(op, masks))
@@ -649,7 +664,9 @@ MINUS_INF_OR_ZERO = st.sampled_from([0.0, -math.inf])
 
 def _additive_masks(*shapes: tuple[int, ...]) -> st.SearchStrategy[Tensor]:
     return st.tuples(st.sampled_from(shapes), st.sampled_from(FLOAT_DTYPES)).flatmap(
-        lambda pair: tensors(dtypes=[pair[1]], shape=pair[0], elements=MINUS_INF_OR_ZERO, meta=False)
+        lambda pair: tensors(
+            dtypes=[pair[1]], shape=pair[0], elements=MINUS_INF_OR_ZERO, meta=False
+        )
     )
 
 
@@ -852,15 +869,17 @@ def test_bad_inputs_raise_a_named_package_error_or_match_torch(name: str) -> Non
         try:
             result = spec.call(args)
         except PACKAGE_ERRORS as error:
-            # The replaced argument is to blame, unless the call failed without the replacement.
-            names = [replaced] if replaced is not None and _succeeds(spec, valid) else arguments
-            assert any(_names_argument(str(error), n) for n in names), (
-                f"{type(error).__name__} does not name {' or '.join(names)}: {error}"
-            )
-            OUTCOMES["error"] += 1
+            message = f"{type(error).__name__}: {error}"
+        else:
+            spec.oracle(args, result)
+            OUTCOMES["answer"] += 1
             return
-        spec.oracle(args, result)
-        OUTCOMES["answer"] += 1
+        # The replaced argument is to blame, unless the call failed without the replacement.
+        names = [replaced] if replaced is not None and _succeeds(spec, valid) else arguments
+        assert any(_names_argument(message, n) for n in names), (
+            f"the message does not name {' or '.join(names)}: {message}"
+        )
+        OUTCOMES["error"] += 1
 
     case()
 
@@ -954,7 +973,9 @@ REPORTED: dict[str, tuple[Callable[[], object], str, str]] = {
         r"query must be a torch.Tensor, got list",
     ),
     "MultiHeadAttention on float64 with float32 weights": (
-        lambda: attention.MultiHeadAttention(8, 2)(*(torch.ones(1, 1, 8, dtype=torch.float64),) * 3),
+        lambda: attention.MultiHeadAttention(8, 2)(
+            *(torch.ones(1, 1, 8, dtype=torch.float64),) * 3
+        ),
         "InputDtypeError",
         r"query has dtype torch.float64 but the module's weights are torch.float32",
     ),
@@ -989,9 +1010,7 @@ REPORTED: dict[str, tuple[Callable[[], object], str, str]] = {
         r"dtype must be a torch.dtype such as torch.float32, got str 'float32'",
     ),
     "a meta query": (
-        lambda: attention.scaled_dot_product_attention(
-            *(torch.ones(1, 2, 2, device="meta"),) * 3
-        ),
+        lambda: attention.scaled_dot_product_attention(*(torch.ones(1, 2, 2, device="meta"),) * 3),
         "DeviceError",
         r"query is on the meta device",
     ),
@@ -1061,7 +1080,10 @@ REPORTED: dict[str, tuple[Callable[[], object], str, str]] = {
     ),
     "an allowed mask on another device": (
         lambda: attention.scaled_dot_product_attention(
-            torch.ones(1, 1, 2), torch.ones(1, 2, 2), torch.ones(1, 2, 1), _fake_cuda(2, dtype=torch.bool)
+            torch.ones(1, 1, 2),
+            torch.ones(1, 2, 2),
+            torch.ones(1, 2, 1),
+            _fake_cuda(2, dtype=torch.bool),
         ),
         "DeviceError",
         r"allowed is on cuda:0 but query is on cpu",

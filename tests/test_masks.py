@@ -161,7 +161,9 @@ def test_key_padding_rejects_lengths_that_are_not_ints() -> None:
 
 
 def test_key_padding_rejects_float_tensor_lengths() -> None:
-    with pytest.raises(ArgumentTypeError, match=r"1-D integer tensor \[B\] or a list of ints, got torch.float32"):
+    with pytest.raises(
+        ArgumentTypeError, match=r"1-D integer tensor \[B\] or a list of ints, got torch.float32"
+    ):
         key_padding_allowed(torch.tensor([1.0]), 3)
 
 

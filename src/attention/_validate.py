@@ -113,8 +113,7 @@ def require_device(name: str, value: object) -> torch.device | None:
         return None
     if not isinstance(value, str | torch.device):
         raise ArgumentTypeError(
-            f"{name} must be a torch.device, a string such as 'cpu', or None, got "
-            f"{describe(value)}"
+            f"{name} must be a torch.device, a string such as 'cpu', or None, got {describe(value)}"
         )
     try:
         device = torch.device(value)
@@ -133,10 +132,7 @@ def resolve_scale(scale: object, d_k: int, dtype: torch.dtype | None = None) -> 
     it must also be finite in the dtype the scores are computed in (:func:`compute_dtype`):
     ``1e39`` is a finite Python float but infinite in float32, where ``0 · inf`` gives NaN.
     """
-    if scale is None:
-        factor = 1.0 / math.sqrt(d_k)
-    else:
-        factor = require_real("scale", scale)
+    factor = 1.0 / math.sqrt(d_k) if scale is None else require_real("scale", scale)
     if not math.isfinite(factor):
         raise NonFiniteError(f"scale must be finite, got {scale!r}")
     if dtype is not None:

@@ -106,11 +106,12 @@ def allowed_to_additive(allowed: Tensor, dtype: torch.dtype = torch.float32) -> 
 
 
 def _allowed_to_additive(allowed: Tensor, dtype: object) -> Tensor:
-    if not require_dtype("dtype", dtype).is_floating_point:
+    floating = require_dtype("dtype", dtype)
+    if not floating.is_floating_point:
         raise MaskArgumentError(
             f"dtype must be a floating-point dtype (an additive mask holds 0 and -inf), got {dtype}"
         )
-    zeros = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
+    zeros = torch.zeros(allowed.shape, dtype=floating, device=allowed.device)
     return zeros.masked_fill(~allowed, float("-inf"))
 
 

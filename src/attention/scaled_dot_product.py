@@ -97,9 +97,9 @@ def attention_scores(query: Tensor, key: Tensor, *, scale: float | None = None) 
     >>> k = torch.tensor([[[2.0, 0.0]]], dtype=torch.float64)    # [1, 1, 2]
     >>> attention_scores(q, k)                                   # 2 / sqrt(2)
     tensor([[[1.4142]]], dtype=torch.float64)
-    >>> attention_scores(q, k, scale=1e39)
+    >>> attention_scores(q.float(), k.float(), scale=1e39)      # finite in Python, not in float32
     Traceback (most recent call last):
-    attention.errors.NonFiniteError: scale=1e+39 is infinite in torch.float64, where ...
+    attention.errors.NonFiniteError: scale=1e+39 is infinite in torch.float32, where ...
     """
     _, _, d_k = check_query_key(query, key, leading="leading")
     factor = resolve_scale(scale, d_k, query.dtype)
@@ -165,7 +165,7 @@ def scaled_dot_product_attention(
             [0.3333, 0.3333, 0.3333]], dtype=torch.float64)
     >>> scaled_dot_product_attention(q, k, v, allowed.to("meta"))
     Traceback (most recent call last):
-    attention.errors.DeviceError: allowed is on the meta device, which holds no values to ...
+    attention.errors.DeviceError: allowed is on the meta device, which holds a shape but no ...
     """
     _check_three_dimensional(query, key, value)
     _, _, d_k = check_inputs(query, key, value)
