@@ -169,13 +169,17 @@ def require_data(name: str, tensor: Tensor) -> None:
 def require_same_device(
     name: str, tensor: Tensor, reference: Tensor, reference_name: str = "query"
 ) -> None:
-    """Raise :class:`DeviceError` if ``tensor`` lives on another device than ``reference``."""
-    require_data(name, tensor)
+    """Raise :class:`DeviceError` if ``tensor`` is on another device than ``reference`` or on meta.
+
+    A mismatch is reported first (a meta mask next to a cpu query is on the wrong device); two
+    meta tensors are reported as holding no values.
+    """
     if tensor.device != reference.device:
         raise DeviceError(
             f"{name} is on {tensor.device} but {reference_name} is on {reference.device}; move "
             f"it first, e.g. {name}.to({reference_name}.device)"
         )
+    require_data(name, tensor)
 
 
 def require_bool(name: str, mask: object, meaning: str | None = None) -> None:
@@ -247,6 +251,8 @@ def check_query_key(query: object, key: object, *, leading: str = "B") -> tuple[
     dimensions, identical leading dimensions, the same ``D > 0`` and finite entries.
     """
     q = require_tensor("query", query)
+    if isinstance(key, Tensor):
+        require_same_device("key", key, q)
     k = require_tensor("key", key)
     for name, tensor in (("query", q), ("key", k)):
         if tensor.ndim < 2:
@@ -258,7 +264,6 @@ def check_query_key(query: object, key: object, *, leading: str = "B") -> tuple[
             raise InputDtypeError(f"{name} must be a floating-point tensor, got {tensor.dtype}")
     if q.dtype != k.dtype:
         raise InputDtypeError(f"query and key must share one dtype, got {q.dtype}, {k.dtype}")
-    require_same_device("key", k, q)
     if q.shape[:-2] != k.shape[:-2]:
         raise AttentionShapeError(
             f"{leading} dimensions must match: query {shape_str(q)}, key {shape_str(k)}"
@@ -292,7 +297,11 @@ def check_inputs(
     contract).
     """
     for name, tensor in (("query", query), ("key", key), ("value", value)):
-        require_tensor(name, tensor)
+        if not isinstance(tensor, Tensor):
+            raise ArgumentTypeError(f"{name} must be a torch.Tensor, got {describe(tensor)}")
+        if name != "query":
+            require_same_device(name, tensor, query)
+        require_data(name, tensor)
         if not tensor.is_floating_point():
             raise InputDtypeError(f"{name} must be a floating-point tensor, got {tensor.dtype}")
     if not query.dtype == key.dtype == value.dtype:
@@ -300,8 +309,6 @@ def check_inputs(
             f"query, key and value must share one dtype, got {query.dtype}, {key.dtype}, "
             f"{value.dtype}"
         )
-    for name, tensor in (("key", key), ("value", value)):
-        require_same_device(name, tensor, query)
     if not query.shape[:-2] == key.shape[:-2] == value.shape[:-2]:
         raise AttentionShapeError(
             f"{leading} dimensions must match: query {shape_str(query)}, key {shape_str(key)}, "

@@ -131,7 +131,10 @@ class DeviceError(ValueError):
     >>> from attention import attention_scores
     >>> attention_scores(torch.ones(1, 2), torch.ones(1, 2, device="meta"))
     Traceback (most recent call last):
-    attention.errors.DeviceError: key is on the meta device, which holds a shape but no values ...
+    attention.errors.DeviceError: key is on meta but query is on cpu; move it first, e.g. ...
+    >>> attention_scores(torch.ones(1, 2, device="meta"), torch.ones(1, 2, device="meta"))
+    Traceback (most recent call last):
+    attention.errors.DeviceError: query is on the meta device, which holds a shape but no ...
     """
 
 

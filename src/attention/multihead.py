@@ -256,8 +256,9 @@ class MultiHeadAttention(nn.Module):
         Every query row must keep a key; the error names the caller's batch element (and head,
         when the mask differs per head), not the internal ``B·H`` index.
         """
+        if isinstance(allowed, Tensor):
+            require_same_device("allowed", allowed, query)
         require_bool("allowed", allowed, BOOLEAN_MEANING["allowed"])
-        require_same_device("allowed", allowed, query)
         per_head = allowed.ndim == 4 and allowed.shape[1] != 1
         if allowed.ndim == 3:
             allowed = allowed[:, None]  # [B, 1, L, S]: one mask shared by the heads

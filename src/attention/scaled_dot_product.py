@@ -165,7 +165,7 @@ def scaled_dot_product_attention(
             [0.3333, 0.3333, 0.3333]], dtype=torch.float64)
     >>> scaled_dot_product_attention(q, k, v, allowed.to("meta"))
     Traceback (most recent call last):
-    attention.errors.DeviceError: allowed is on the meta device, which holds a shape but no ...
+    attention.errors.DeviceError: allowed is on meta but query is on cpu; move it first, ...
     """
     _check_three_dimensional(query, key, value)
     _, _, d_k = check_inputs(query, key, value)
@@ -180,15 +180,17 @@ def scaled_dot_product_attention(
 
 def check_allowed(allowed: Tensor, query: Tensor, shape: tuple[int, ...], layout: str) -> None:
     """Check a Boolean allowed mask (True = may attend) against the inputs and ``shape``."""
+    if isinstance(allowed, Tensor):
+        require_same_device("allowed", allowed, query)
     require_bool("allowed", allowed)
-    require_same_device("allowed", allowed, query)
     broadcast_to("allowed", allowed, shape, layout)
 
 
 def check_additive(additive: Tensor, query: Tensor, shape: tuple[int, ...], layout: str) -> None:
     """Check an additive float mask (0 = keep, -inf = forbid) against the inputs and ``shape``."""
+    if isinstance(additive, Tensor):
+        require_same_device("additive", additive, query)
     require_additive("additive", additive)
-    require_same_device("additive", additive, query)
     if additive.dtype != query.dtype:
         raise MaskDtypeError(
             f"additive has dtype {additive.dtype} but the scores are {query.dtype}; build it "
