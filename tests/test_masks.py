@@ -17,7 +17,12 @@ from attention import (
     source_padding_allowed,
     union_allowed,
 )
-from attention.errors import ArgumentTypeError, MaskArgumentError, MaskDtypeError
+from attention.errors import (
+    ArgumentTypeError,
+    AttentionShapeError,
+    MaskArgumentError,
+    MaskDtypeError,
+)
 
 
 def rows(*lines: str) -> torch.Tensor:
@@ -194,7 +199,9 @@ def test_intersect_and_union_broadcast() -> None:
 def test_combining_rejects_non_boolean_and_mismatched_masks() -> None:
     with pytest.raises(MaskDtypeError, match=r"intersect_allowed argument 1 must be a torch.bool"):
         intersect_allowed(causal_allowed(2), torch.ones(2, 2))
-    with pytest.raises(MaskArgumentError, match=r"shapes \[2, 2\], \[3, 3\] do not broadcast"):
+    with pytest.raises(
+        AttentionShapeError, match=r"do not broadcast together \(argument 0 \[2, 2\], argument 1"
+    ):
         union_allowed(causal_allowed(2), causal_allowed(3))
     with pytest.raises(MaskArgumentError, match=r"needs at least one mask"):
         union_allowed()

@@ -39,8 +39,9 @@ from attention._validate import (
     require_flag,
     require_int,
     require_same_device,
+    shape_str,
 )
-from attention.errors import ArgumentTypeError, MaskArgumentError
+from attention.errors import ArgumentTypeError, AttentionShapeError, MaskArgumentError
 
 __all__ = [
     "Alignment",
@@ -349,8 +350,11 @@ def _combine(
     try:
         shape = torch.broadcast_shapes(*(mask.shape for mask in masks))  # type: ignore[no-untyped-call]
     except RuntimeError as error:
-        shapes = ", ".join(str(list(mask.shape)) for mask in masks)
-        raise MaskArgumentError(f"{name}: shapes {shapes} do not broadcast together") from error
+        shapes = ", ".join(f"argument {n} {shape_str(mask)}" for n, mask in enumerate(masks))
+        raise AttentionShapeError(
+            f"{name}: the masks' shapes do not broadcast together ({shapes}); pass masks whose "
+            "sizes agree or are 1 in each dimension"
+        ) from error
     result = masks[0].expand(shape)
     for mask in masks[1:]:
         result = op(result, mask)
