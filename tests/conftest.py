@@ -1,4 +1,4 @@
-"""Shared test configuration: Hypothesis profiles and the agreement-case counter."""
+"""Shared test configuration: Hypothesis profiles and the counters of generated cases."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 import pytest
 from hypothesis import HealthCheck, settings
 
-from tests import agreement
+from tests import agreement, bad_inputs
 
 # CI runs derandomised so a red build is reproducible from its log; locally every run explores anew.
 settings.register_profile(
@@ -21,6 +21,8 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     """Report how many generated cases compared the package with torch (when any could run)."""
     if agreement.registered():
         terminalreporter.write_line(agreement.summary())
+    if bad_inputs.OUTCOMES:
+        terminalreporter.write_line(bad_inputs.summary())
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:

@@ -23,7 +23,13 @@ from attention import (
     key_padding_allowed,
     mha_key_padding_mask_to_allowed,
 )
-from attention.errors import AttentionShapeError, MaskArgumentError, MaskDtypeError, MaskValueError
+from attention.errors import (
+    ArgumentTypeError,
+    AttentionShapeError,
+    MaskArgumentError,
+    MaskDtypeError,
+    MaskValueError,
+)
 
 INTEGER_DTYPES = [torch.uint8, torch.int8, torch.int32, torch.int64, torch.bool]
 
@@ -87,7 +93,7 @@ def test_float_masks_are_rejected_not_cast() -> None:
         hf_attention_mask_to_allowed(torch.tensor([[0.0, -1e9]]))
     with pytest.raises(MaskDtypeError, match=r"got dtype torch\.float32"):
         hf_attention_mask_to_allowed(torch.tensor([[1.0, 0.0]]))
-    with pytest.raises(MaskDtypeError, match="got list"):
+    with pytest.raises(ArgumentTypeError, match="got list"):
         hf_attention_mask_to_allowed([[1, 0]])  # type: ignore[arg-type]
 
 

@@ -17,7 +17,12 @@ from attention import (
     source_padding_allowed,
     union_allowed,
 )
-from attention.errors import MaskArgumentError, MaskDtypeError
+from attention.errors import (
+    ArgumentTypeError,
+    AttentionShapeError,
+    MaskArgumentError,
+    MaskDtypeError,
+)
 
 
 def rows(*lines: str) -> torch.Tensor:
@@ -82,7 +87,7 @@ def test_causal_rejects_unknown_alignment_and_negative_lengths() -> None:
         causal_allowed(-1)
     with pytest.raises(MaskArgumentError, match=r"key_length must be >= 0, got -2"):
         causal_allowed(2, -2)
-    with pytest.raises(MaskArgumentError, match=r"query_length must be an int, got float"):
+    with pytest.raises(ArgumentTypeError, match=r"query_length must be an int, got float"):
         causal_allowed(2.0)  # type: ignore[arg-type]
 
 
@@ -147,8 +152,7 @@ def test_key_padding() -> None:
     ("lengths", "message"),
     [
         ([2, -1], r"lengths must be >= 0, got \[2, -1\]"),
-        ([4], r"lengths must be <= the padded length 3, got \[4\]"),
-        ([1.5], r"lengths must hold ints, got 1.5"),
+        ([4], r"lengths must be <= the padded length source_length=3, got \[4\]"),
     ],
 )
 def test_key_padding_rejects_bad_lengths(lengths: list[float], message: str) -> None:
@@ -156,8 +160,15 @@ def test_key_padding_rejects_bad_lengths(lengths: list[float], message: str) -> 
         key_padding_allowed(lengths, 3)  # type: ignore[arg-type]
 
 
+def test_key_padding_rejects_lengths_that_are_not_ints() -> None:
+    with pytest.raises(ArgumentTypeError, match=r"lengths must hold ints, got float 1.5"):
+        key_padding_allowed([1.5], 3)  # type: ignore[list-item]
+
+
 def test_key_padding_rejects_float_tensor_lengths() -> None:
-    with pytest.raises(MaskArgumentError, match=r"1-D integer tensor \[B\], got torch.float32"):
+    with pytest.raises(
+        ArgumentTypeError, match=r"1-D integer tensor \[B\] or a list of ints, got torch.float32"
+    ):
         key_padding_allowed(torch.tensor([1.0]), 3)
 
 
@@ -188,7 +199,9 @@ def test_intersect_and_union_broadcast() -> None:
 def test_combining_rejects_non_boolean_and_mismatched_masks() -> None:
     with pytest.raises(MaskDtypeError, match=r"intersect_allowed argument 1 must be a torch.bool"):
         intersect_allowed(causal_allowed(2), torch.ones(2, 2))
-    with pytest.raises(MaskArgumentError, match=r"shapes \[2, 2\], \[3, 3\] do not broadcast"):
+    with pytest.raises(
+        AttentionShapeError, match=r"do not broadcast together \(argument 0 \[2, 2\], argument 1"
+    ):
         union_allowed(causal_allowed(2), causal_allowed(3))
     with pytest.raises(MaskArgumentError, match=r"needs at least one mask"):
         union_allowed()

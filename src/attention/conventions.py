@@ -39,8 +39,17 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from attention._validate import require_additive, require_bool, shape_str
+from attention._validate import (
+    describe,
+    require_additive,
+    require_bool,
+    require_data,
+    require_dtype,
+    require_int,
+    shape_str,
+)
 from attention.errors import (
+    ArgumentTypeError,
     AttentionShapeError,
     MaskArgumentError,
     MaskDtypeError,
@@ -93,9 +102,16 @@ def allowed_to_additive(allowed: Tensor, dtype: torch.dtype = torch.float32) -> 
     tensor([0., -inf], dtype=torch.float16)
     """
     require_bool("allowed", allowed)
-    if not dtype.is_floating_point:
-        raise MaskArgumentError(f"dtype must be a floating-point dtype, got {dtype}")
-    zeros = torch.zeros(allowed.shape, dtype=dtype, device=allowed.device)
+    return _allowed_to_additive(allowed, dtype)
+
+
+def _allowed_to_additive(allowed: Tensor, dtype: object) -> Tensor:
+    floating = require_dtype("dtype", dtype)
+    if not floating.is_floating_point:
+        raise MaskArgumentError(
+            f"dtype must be a floating-point dtype (an additive mask holds 0 and -inf), got {dtype}"
+        )
+    zeros = torch.zeros(allowed.shape, dtype=floating, device=allowed.device)
     return zeros.masked_fill(~allowed, float("-inf"))
 
 
@@ -108,12 +124,16 @@ def additive_to_allowed(additive: Tensor) -> Tensor:
     >>> additive_to_allowed(torch.tensor([0.0, float("-inf")]))
     tensor([ True, False])
     """
-    require_additive("additive", additive)
+    return _additive_to_allowed("additive", additive)
+
+
+def _additive_to_allowed(name: str, additive: Tensor) -> Tensor:
+    require_additive(name, additive)
     keep = additive == 0
     if not bool((keep | torch.isneginf(additive)).all()):
         odd = additive[~(keep | torch.isneginf(additive))].flatten()[:3].tolist()
         raise MaskValueError(
-            f"additive holds values other than 0 and -inf (e.g. {odd}); such a mask adds a bias "
+            f"{name} holds values other than 0 and -inf (e.g. {odd}); such a mask adds a bias "
             "or a finite penalty and has no exact Boolean equivalent"
         )
     return keep
@@ -125,7 +145,7 @@ def forbidden_to_additive(forbidden: Tensor, dtype: torch.dtype = torch.float32)
     >>> forbidden_to_additive(torch.tensor([True, False]))
     tensor([-inf, 0.])
     """
-    return allowed_to_additive(forbidden_to_allowed(forbidden), dtype)
+    return _allowed_to_additive(forbidden_to_allowed(forbidden), dtype)
 
 
 def additive_to_forbidden(additive: Tensor) -> Tensor:
@@ -155,11 +175,13 @@ def allowed_to_mha_attn_mask(allowed: Tensor, num_heads: int | None = None) -> T
     torch.Size([12, 2, 2])
     """
     require_bool("allowed", allowed)
+    if num_heads is not None:
+        require_int("num_heads", num_heads, minimum=1, error=MaskArgumentError)
     forbidden = ~allowed
     if allowed.ndim == 2:
         return forbidden  # [L, S]
     if allowed.ndim == 3:
-        if num_heads is None or num_heads < 1:
+        if num_heads is None:
             raise MaskArgumentError(
                 f"allowed has shape {shape_str(allowed)} = [B, L, S]; pass num_heads >= 1 so each "
                 "batch element's mask can be repeated for its heads"
@@ -188,16 +210,15 @@ def mha_attn_mask_to_allowed(attn_mask: Tensor, num_heads: int | None = None) ->
     tensor([[ True, False],
             [ True,  True]])
     """
-    if isinstance(attn_mask, Tensor) and attn_mask.is_floating_point():
-        allowed = additive_to_allowed(attn_mask)
-    else:
-        allowed = forbidden_to_allowed(attn_mask)
+    allowed = _mha_mask_to_allowed("attn_mask", attn_mask)
+    if num_heads is not None:
+        require_int("num_heads", num_heads, minimum=1, error=MaskArgumentError)
     if allowed.ndim == 2:
         return allowed  # [L, S]
     if allowed.ndim == 3:
         if num_heads is None:
             return allowed  # [B*H, L, S]
-        if num_heads < 1 or allowed.shape[0] % num_heads:
+        if allowed.shape[0] % num_heads:
             raise MaskArgumentError(
                 f"attn_mask has {allowed.shape[0]} entries on its first axis, not a multiple of "
                 f"num_heads={num_heads}"
@@ -206,6 +227,14 @@ def mha_attn_mask_to_allowed(attn_mask: Tensor, num_heads: int | None = None) ->
     raise AttentionShapeError(
         f"attn_mask must be [L, S] or [B*H, L, S], got shape {shape_str(attn_mask)}"
     )
+
+
+def _mha_mask_to_allowed(name: str, mask: Tensor) -> Tensor:
+    """An MHA mask read as torch reads it: Boolean = forbidden, floating = additive."""
+    if isinstance(mask, Tensor) and mask.is_floating_point():
+        return _additive_to_allowed(name, mask)
+    require_bool(name, mask)
+    return ~mask
 
 
 def allowed_to_mha_key_padding_mask(allowed: Tensor) -> Tensor:
@@ -222,7 +251,8 @@ def allowed_to_mha_key_padding_mask(allowed: Tensor) -> Tensor:
         allowed = allowed[:, 0, :]  # [B, S]
     if allowed.ndim != 2:
         raise AttentionShapeError(
-            f"a key-padding mask must be [B, S] or [B, 1, S], got shape {shape_str(allowed)}"
+            "allowed must be a key-padding mask (True = may attend) [B, S] or [B, 1, S], got "
+            f"shape {shape_str(allowed)}"
         )
     return ~allowed  # [B, S]
 
@@ -237,10 +267,7 @@ def mha_key_padding_mask_to_allowed(key_padding_mask: Tensor) -> Tensor:
     >>> mha_key_padding_mask_to_allowed(torch.tensor([[False, True]]))
     tensor([[[ True, False]]])
     """
-    if isinstance(key_padding_mask, Tensor) and key_padding_mask.is_floating_point():
-        allowed = additive_to_allowed(key_padding_mask)
-    else:
-        allowed = forbidden_to_allowed(key_padding_mask)
+    allowed = _mha_mask_to_allowed("key_padding_mask", key_padding_mask)
     if allowed.ndim != 2:
         raise AttentionShapeError(
             f"key_padding_mask must be [B, S], got shape {shape_str(key_padding_mask)}"
@@ -263,8 +290,11 @@ def hf_attention_mask_to_allowed(attention_mask: Tensor) -> Tensor:
     tensor([[[ True,  True, False]]])
     """
     if not isinstance(attention_mask, Tensor):
-        name = type(attention_mask).__name__
-        raise MaskDtypeError(f"attention_mask must be an integer torch tensor, got {name}")
+        raise ArgumentTypeError(
+            f"attention_mask must be an integer torch tensor [B, S] of 0 / 1, got "
+            f"{describe(attention_mask)}"
+        )
+    require_data("attention_mask", attention_mask)
     if attention_mask.is_floating_point() or attention_mask.is_complex():
         raise MaskDtypeError(
             "attention_mask must hold integers 0 / 1 (1 = attend), got dtype "
@@ -299,7 +329,7 @@ def allowed_to_hf_attention_mask(allowed: Tensor, dtype: torch.dtype = torch.lon
     tensor([[1, 1, 0]])
     """
     require_bool("allowed", allowed)
-    if dtype.is_floating_point or dtype.is_complex:
+    if require_dtype("dtype", dtype).is_floating_point or dtype.is_complex:
         raise MaskArgumentError(
             "dtype must be an integer dtype or torch.bool (attention_mask holds 0 / 1), "
             f"got {dtype}"

@@ -22,6 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from attention._validate import require_int
+from attention.errors import ArgumentValueError
+
 __all__ = ["AttentionCost", "Term", "attention_cost"]
 
 Term = Literal["attention_matrix", "projections", "ffn"]
@@ -132,18 +135,29 @@ def attention_cost(
 ) -> AttentionCost:
     """Build an :class:`AttentionCost`; ``ffn_dim`` defaults to ``4 · d_model``.
 
+    Every size is a positive ``int`` (a ``bool`` or a float such as ``2.5`` is refused: the counts
+    are whole numbers of tensor entries and bytes).
+
+    Raises:
+        ArgumentTypeError: a size is not an int.
+        ArgumentValueError: a size is below 1, or ``d_model`` is not a multiple of ``num_heads``.
+
     >>> attention_cost(batch=2, seq_len=4096, d_model=1024, num_heads=16).score_bytes / 2**30
     2.0
+    >>> attention_cost(batch=1, seq_len=8, d_model=8, num_heads=2, bytes_per_element=2.5)
+    Traceback (most recent call last):
+    attention.errors.ArgumentTypeError: bytes_per_element must be an int, got float 2.5; ...
     """
-    values = {"batch": batch, "seq_len": seq_len, "d_model": d_model, "num_heads": num_heads}
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{name} must be a positive int, got {value!r}")
+    sizes = {"batch": batch, "seq_len": seq_len, "d_model": d_model, "num_heads": num_heads}
+    if ffn_dim is not None:
+        sizes["ffn_dim"] = ffn_dim
+    sizes["bytes_per_element"] = bytes_per_element
+    for name, value in sizes.items():
+        require_int(name, value, minimum=1)
     if d_model % num_heads:
-        raise ValueError(f"d_model={d_model} must be a multiple of num_heads={num_heads}")
-    width = 4 * d_model if ffn_dim is None else ffn_dim
-    if width < 1 or bytes_per_element < 1:
-        raise ValueError(
-            f"ffn_dim and bytes_per_element must be positive, got {width}, {bytes_per_element}"
+        raise ArgumentValueError(
+            f"d_model={d_model} must be a multiple of num_heads={num_heads} (each head gets "
+            "d_model / num_heads features)"
         )
+    width = 4 * d_model if ffn_dim is None else ffn_dim
     return AttentionCost(batch, seq_len, d_model, num_heads, width, bytes_per_element)

@@ -31,8 +31,17 @@ from typing import Literal
 import torch
 from torch import Tensor
 
-from attention._validate import require_bool
-from attention.errors import MaskArgumentError
+from attention._validate import (
+    describe,
+    require_bool,
+    require_data,
+    require_device,
+    require_flag,
+    require_int,
+    require_same_device,
+    shape_str,
+)
+from attention.errors import ArgumentTypeError, AttentionShapeError, MaskArgumentError
 
 __all__ = [
     "Alignment",
@@ -52,34 +61,42 @@ Alignment = Literal["upper_left", "lower_right"]
 """Where the causal triangle sits when ``L != S`` (see :func:`causal_allowed`)."""
 
 
-def _require_length(name: str, value: int, *, minimum: int = 0) -> None:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise MaskArgumentError(f"{name} must be an int, got {type(value).__name__}")
-    if value < minimum:
-        raise MaskArgumentError(f"{name} must be >= {minimum}, got {value}")
+def _require_length(name: str, value: object, *, minimum: int = 0) -> int:
+    return require_int(name, value, minimum=minimum, error=MaskArgumentError)
 
 
-def _lengths_tensor(name: str, lengths: Sequence[int] | Tensor, maximum: int) -> Tensor:
+def _integer_list(name: str, lengths: object) -> list[int]:
+    """``lengths`` as a list of ints: a list/tuple of ints, or a 1-D integer tensor ``[B]``."""
     if isinstance(lengths, Tensor):
-        if lengths.ndim != 1 or lengths.dtype.is_floating_point or lengths.dtype == torch.bool:
-            raise MaskArgumentError(
-                f"{name} must be a 1-D integer tensor [B], got {lengths.dtype} of "
-                f"shape {list(lengths.shape)}"
+        require_data(name, lengths)
+        integer = not (lengths.is_floating_point() or lengths.is_complex())
+        if lengths.ndim != 1 or not integer or lengths.dtype == torch.bool:
+            raise ArgumentTypeError(
+                f"{name} must be a 1-D integer tensor [B] or a list of ints, got {lengths.dtype} "
+                f"of shape {list(lengths.shape)}"
             )
-        values = lengths.to(torch.long)
-    else:
-        items = list(lengths)
-        for item in items:
-            if isinstance(item, bool) or not isinstance(item, int):
-                raise MaskArgumentError(f"{name} must hold ints, got {item!r}")
-        values = torch.tensor(items, dtype=torch.long)
-    if values.numel() and int(values.min()) < 0:
-        raise MaskArgumentError(f"{name} must be >= 0, got {values.tolist()}")
-    if values.numel() and int(values.max()) > maximum:
-        raise MaskArgumentError(
-            f"{name} must be <= the padded length {maximum}, got {values.tolist()}"
+        return [int(item) for item in lengths.tolist()]
+    if isinstance(lengths, str | bytes) or not isinstance(lengths, Sequence):
+        raise ArgumentTypeError(
+            f"{name} must be a list of ints or a 1-D integer tensor [B], got {describe(lengths)}"
         )
-    return values
+    for item in lengths:
+        if isinstance(item, bool) or not isinstance(item, int):
+            raise ArgumentTypeError(f"{name} must hold ints, got {describe(item)}")
+    return list(lengths)
+
+
+def _lengths_tensor(
+    name: str, lengths: object, padded: tuple[str, int], device: torch.device | None
+) -> Tensor:
+    values = _integer_list(name, lengths)
+    if values and min(values) < 0:
+        raise MaskArgumentError(f"{name} must be >= 0, got {values}")
+    if values and max(values) > padded[1]:
+        raise MaskArgumentError(
+            f"{name} must be <= the padded length {padded[0]}={padded[1]}, got {values}"
+        )
+    return torch.tensor(values, dtype=torch.long, device=device)
 
 
 def causal_allowed(
@@ -117,10 +134,15 @@ def causal_allowed(
     _require_length("query_length", query_length)
     source = query_length if key_length is None else key_length
     _require_length("key_length", source)
+    if not isinstance(alignment, str):
+        raise ArgumentTypeError(
+            f"alignment must be the string 'upper_left' or 'lower_right', got {describe(alignment)}"
+        )
     if alignment not in ("upper_left", "lower_right"):
         raise MaskArgumentError(
             f"alignment must be 'upper_left' or 'lower_right', got {alignment!r}"
         )
+    device = require_device("device", device)
     offset = 0 if alignment == "upper_left" else source - query_length
     i = torch.arange(query_length, device=device)[:, None]  # [L, 1]
     j = torch.arange(source, device=device)[None, :]  # [1, S]
@@ -139,6 +161,7 @@ def bidirectional_allowed(
     _require_length("query_length", query_length)
     source = query_length if key_length is None else key_length
     _require_length("key_length", source)
+    device = require_device("device", device)
     return torch.ones(query_length, source, dtype=torch.bool, device=device)  # [L, S]
 
 
@@ -160,6 +183,7 @@ def prefix_lm_allowed(
     _require_length("prefix_length", prefix_length)
     if prefix_length > length:
         raise MaskArgumentError(f"prefix_length must be <= length {length}, got {prefix_length}")
+    device = require_device("device", device)
     j = torch.arange(length, device=device)[None, :]  # [1, T]
     return causal_allowed(length, device=device) | (j < prefix_length)  # [T, T]
 
@@ -186,6 +210,8 @@ def sliding_window_allowed(
     """
     _require_length("length", length)
     _require_length("window", window, minimum=1)
+    causal = require_flag("causal", causal)
+    device = require_device("device", device)
     i = torch.arange(length, device=device)[:, None]  # [T, 1]
     j = torch.arange(length, device=device)[None, :]  # [1, T]
     near = (i - j).abs() < window  # [T, T]
@@ -206,12 +232,14 @@ def block_diagonal_allowed(
             [1, 1, 0],
             [0, 0, 1]], dtype=torch.int32)
     """
-    lengths = list(segment_lengths)
+    lengths = _integer_list("segment_lengths", segment_lengths)
     for n, value in enumerate(lengths):
         _require_length(f"segment_lengths[{n}]", value)
+    device = require_device("device", device)
     segment = torch.repeat_interleave(
         torch.arange(len(lengths), device=device),
         torch.tensor(lengths, dtype=torch.long, device=device),
+        output_size=sum(lengths),  # known here: a meta device cannot read it from the tensor
     )  # [T]: segment id of each token
     return segment[:, None] == segment[None, :]  # [T, T]
 
@@ -231,7 +259,12 @@ def key_padding_allowed(
             [[1, 0, 0]]], dtype=torch.int32)
     """
     _require_length("source_length", source_length)
-    valid = _lengths_tensor("lengths", lengths, source_length).to(device)  # [B]
+    device = require_device("device", device)
+    valid = _lengths_tensor("lengths", lengths, ("source_length", source_length), device)  # [B]
+    return _key_padding(valid, source_length, device)  # [B, 1, S]
+
+
+def _key_padding(valid: Tensor, source_length: int, device: torch.device | None) -> Tensor:
     j = torch.arange(source_length, device=device)  # [S]
     return (j[None, :] < valid[:, None])[:, None, :]  # [B, 1, S]
 
@@ -254,7 +287,12 @@ def source_padding_allowed(
              [1, 1, 0]]], dtype=torch.int32)
     """
     _require_length("query_length", query_length)
-    keys = key_padding_allowed(source_lengths, source_length, device=device)  # [B, 1, S]
+    _require_length("source_length", source_length)
+    device = require_device("device", device)
+    valid = _lengths_tensor(
+        "source_lengths", source_lengths, ("source_length", source_length), device
+    )  # [B]
+    keys = _key_padding(valid, source_length, device)  # [B, 1, S]
     return keys.expand(keys.shape[0], query_length, source_length)  # [B, L, S]
 
 
@@ -271,7 +309,10 @@ def query_padding_allowed(
     tensor([[1, 1, 0],
             [1, 1, 1]], dtype=torch.int32)
     """
-    return key_padding_allowed(lengths, query_length, device=device)[:, 0, :]  # [B, L]
+    _require_length("query_length", query_length)
+    device = require_device("device", device)
+    valid = _lengths_tensor("lengths", lengths, ("query_length", query_length), device)  # [B]
+    return _key_padding(valid, query_length, device)[:, 0, :]  # [B, L]
 
 
 def intersect_allowed(*allowed: Tensor) -> Tensor:
@@ -304,12 +345,16 @@ def _combine(
     if not masks:
         raise MaskArgumentError(f"{name} needs at least one mask")
     for n, mask in enumerate(masks):
-        require_bool(f"{name} argument {n}", mask)
+        require_bool(f"{name} argument {n}", mask, "True = may attend")
+        require_same_device(f"{name} argument {n}", mask, masks[0], f"{name} argument 0")
     try:
         shape = torch.broadcast_shapes(*(mask.shape for mask in masks))  # type: ignore[no-untyped-call]
     except RuntimeError as error:
-        shapes = ", ".join(str(list(mask.shape)) for mask in masks)
-        raise MaskArgumentError(f"{name}: shapes {shapes} do not broadcast together") from error
+        shapes = ", ".join(f"argument {n} {shape_str(mask)}" for n, mask in enumerate(masks))
+        raise AttentionShapeError(
+            f"{name}: the masks' shapes do not broadcast together ({shapes}); pass masks whose "
+            "sizes agree or are 1 in each dimension"
+        ) from error
     result = masks[0].expand(shape)
     for mask in masks[1:]:
         result = op(result, mask)

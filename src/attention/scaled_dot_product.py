@@ -25,21 +25,23 @@ import torch
 from torch import Tensor
 
 from attention._validate import (
-    OVERFLOW_MESSAGE,
     broadcast_to,
     check_inputs,
+    check_masked_scores,
+    check_query_key,
+    check_scores,
+    compute_dtype,
     require_additive,
     require_bool,
     require_same_device,
     resolve_scale,
-    scores_may_overflow,
+    score_bound,
     shape_str,
 )
 from attention.errors import (
     AttentionShapeError,
     MaskDtypeError,
     NoAllowedKeyError,
-    NonFiniteError,
 )
 
 __all__ = ["attention_scores", "scaled_dot_product_attention"]
@@ -57,20 +59,51 @@ def _check_three_dimensional(query: Tensor, key: Tensor, value: Tensor) -> None:
             )
 
 
+def scaled_scores(query: Tensor, key: Tensor, factor: float) -> Tensor:
+    """``factor · Q Kᵀ`` in :func:`compute_dtype` (float32 for half), checked against overflow.
+
+    The query is scaled before the product, in the wide dtype, as torch's CPU kernels do: a
+    float16 ``q = 1000`` times ``scale = 100`` is finite in float32 but not in float16.  The scores
+    must then be finite in the *inputs'* dtype, so that they can be returned in it; the check
+    reads them only when the Cauchy-Schwarz bound says an entry could be out of range.
+    """
+    wide = compute_dtype(query.dtype)
+    scores = (query.to(wide) * factor) @ key.to(wide).transpose(-2, -1)  # [..., L, S]
+    if score_bound(query, key, factor) >= torch.finfo(query.dtype).max:
+        check_scores(scores, query.dtype)
+    return scores
+
+
 def attention_scores(query: Tensor, key: Tensor, *, scale: float | None = None) -> Tensor:
     r"""Return the scaled scores :math:`QK^\top/\sqrt{d_k}` (no mask, no softmax).
 
-    ``query [..., L, D]`` and ``key [..., S, D]`` give scores ``[..., L, S]``.  ``scale`` replaces
-    the default :math:`1/\sqrt{D}`.  No mask is involved, so there is no mask convention here.
+    ``query [..., L, D]`` and ``key [..., S, D]`` (the same leading dimensions) give scores
+    ``[..., L, S]`` in the inputs' dtype.  ``scale`` replaces the default :math:`1/\sqrt{D}`.
+    Half-precision inputs are multiplied in float32, as torch's CPU kernels do.  No mask is
+    involved, so there is no mask convention here.
+
+    Raises:
+        ArgumentTypeError: ``query`` or ``key`` is not a tensor, or ``scale`` is not a real
+            number (a string or a bool).
+        AttentionShapeError: an input has fewer than 2 dimensions, the leading dimensions differ,
+            ``D`` differs between query and key, or ``D == 0``.
+        InputDtypeError: the inputs are not one floating dtype.
+        DeviceError: the inputs are on different devices, or on the meta device.
+        NonFiniteError: an input holds NaN/±inf, ``scale`` is not finite in the dtype the scores
+            are computed in, or a score overflows the inputs' dtype.
 
     >>> import torch
     >>> q = torch.tensor([[[1.0, 1.0]]], dtype=torch.float64)    # [1, 1, 2]
     >>> k = torch.tensor([[[2.0, 0.0]]], dtype=torch.float64)    # [1, 1, 2]
     >>> attention_scores(q, k)                                   # 2 / sqrt(2)
     tensor([[[1.4142]]], dtype=torch.float64)
+    >>> attention_scores(q.float(), k.float(), scale=1e39)      # finite in Python, not in float32
+    Traceback (most recent call last):
+    attention.errors.NonFiniteError: scale=1e+39 is infinite in torch.float32, where ...
     """
-    factor = resolve_scale(scale, query.shape[-1])
-    return (query * factor) @ key.transpose(-2, -1)  # [..., L, S]; scaling Q is the cheaper side
+    _, _, d_k = check_query_key(query, key, leading="leading")
+    factor = resolve_scale(scale, d_k, query.dtype)
+    return scaled_scores(query, key, factor).to(query.dtype)  # [..., L, S]
 
 
 def scaled_dot_product_attention(
@@ -94,17 +127,25 @@ def scaled_dot_product_attention(
             scores before the softmax (0 = keep, ``-inf`` = forbid, finite values = bias).
         scale: factor applied to :math:`QK^\top`; default :math:`1/\sqrt{D}`.
 
+    Half-precision inputs are computed in float32 (scores, softmax, the weighted sum), as torch's
+    CPU kernels do, and returned in their own dtype.
+
     Returns:
         ``output [B, L, Dv]`` and ``weights [B, L, S]``; each weights row sums to 1 and is exactly
         0 at forbidden keys.
 
     Raises:
+        ArgumentTypeError: an input or a mask is not a tensor, or ``scale`` is not a real number.
         AttentionShapeError: an input is not 3-D, batch sizes differ, ``D`` or ``S`` disagree
             between arguments, ``S == 0`` or ``D == 0``, or a mask does not broadcast.
-        NonFiniteError: an input holds NaN/±inf, or the scores overflow.
+        DeviceError: an argument is on another device than ``query``, or on the meta device.
+        NonFiniteError: an input holds NaN/±inf, ``scale`` is not finite in the dtype the scores
+            are computed in, the scores overflow the inputs' dtype, or a finite ``additive``
+            pushes a score out of that range.
         NoAllowedKeyError: some query row has no allowed key (its softmax would be NaN).
         InputDtypeError: query/key/value are not one floating dtype.
-        MaskDtypeError: ``allowed`` is not ``torch.bool``, or ``additive`` is not floating point.
+        MaskDtypeError: ``allowed`` is not ``torch.bool``, or ``additive`` is not floating point
+            in the inputs' dtype.
         MaskValueError: ``additive`` holds NaN or ``+inf``.
 
     All errors subclass ``ValueError`` or ``TypeError``.
@@ -122,51 +163,90 @@ def scaled_dot_product_attention(
     tensor([[1.0000, 0.0000, 0.0000],
             [0.5000, 0.5000, 0.0000],
             [0.3333, 0.3333, 0.3333]], dtype=torch.float64)
+    >>> scaled_dot_product_attention(q, k, v, allowed.to("meta"))
+    Traceback (most recent call last):
+    attention.errors.DeviceError: allowed is on meta but query is on cpu; move it first, ...
     """
     _check_three_dimensional(query, key, value)
-    L, S, d_k = check_inputs(query, key, value)  # noqa: N806 (the lesson's names)
-    shape = (query.shape[0], L, S)
-    factor = resolve_scale(scale, d_k)
-    scores = attention_scores(query, key, scale=factor)  # [B, L, S]
-    if scores_may_overflow(query, key, factor) and not bool(torch.isfinite(scores).all()):
-        raise NonFiniteError(OVERFLOW_MESSAGE.format(dtype=scores.dtype))
-    if additive is not None:
-        require_additive("additive", additive)
-        require_same_device("additive", additive, query)
-        if additive.dtype != scores.dtype:
-            raise MaskDtypeError(
-                f"additive has dtype {additive.dtype} but the scores are {scores.dtype}; build it "
-                "in the query's dtype, e.g. allowed_to_additive(allowed, dtype=query.dtype)"
-            )
-        scores += broadcast_to("additive", additive, shape, "[B, L, S]")  # [B, L, S]
+    _, _, d_k = check_inputs(query, key, value)
+    factor = resolve_scale(scale, d_k, query.dtype)
+    shape = (query.shape[0], query.shape[1], key.shape[1])  # [B, L, S]
     if allowed is not None:
-        require_bool("allowed", allowed)
-        require_same_device("allowed", allowed, query)
-        broadcast_to("allowed", allowed, shape, "[B, L, S]")  # validates the shape
-        scores.masked_fill_(~allowed, float("-inf"))  # before the softmax
+        check_allowed(allowed, query, shape, "[B, L, S]")
     if additive is not None:
-        require_a_key_per_row((scores > float("-inf")).any(dim=-1))  # [B, L]
+        check_additive(additive, query, shape, "[B, L, S]")
+    return attend(query, key, value, allowed, additive, factor)
+
+
+def check_allowed(allowed: Tensor, query: Tensor, shape: tuple[int, ...], layout: str) -> None:
+    """Check a Boolean allowed mask (True = may attend) against the inputs and ``shape``."""
+    if isinstance(allowed, Tensor):
+        require_same_device("allowed", allowed, query)
+    require_bool("allowed", allowed)
+    broadcast_to("allowed", allowed, shape, layout)
+
+
+def check_additive(additive: Tensor, query: Tensor, shape: tuple[int, ...], layout: str) -> None:
+    """Check an additive float mask (0 = keep, -inf = forbid) against the inputs and ``shape``."""
+    if isinstance(additive, Tensor):
+        require_same_device("additive", additive, query)
+    require_additive("additive", additive)
+    if additive.dtype != query.dtype:
+        raise MaskDtypeError(
+            f"additive has dtype {additive.dtype} but the scores are {query.dtype}; build it "
+            "in the query's dtype, e.g. allowed_to_additive(allowed, dtype=query.dtype)"
+        )
+    broadcast_to("additive", additive, shape, layout)
+
+
+def attend(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    allowed: Tensor | None,
+    additive: Tensor | None,
+    factor: float,
+) -> tuple[Tensor, Tensor]:
+    """The computation behind :func:`scaled_dot_product_attention`, on checked arguments.
+
+    Callers have validated every argument (the public function, or the multi-head module in its
+    own terms); this only checks what depends on the computed values: overflow and empty rows.
+    """
+    scores = scaled_scores(query, key, factor)  # [..., L, S], float32 for half inputs
+    if additive is not None:
+        wide = additive.to(scores.dtype)
+        finite = wide.masked_fill(torch.isneginf(wide), 0.0)
+        largest = finite.abs().max().item() if finite.numel() else 0.0
+        scores = scores + wide  # [..., L, S]
+        if score_bound(query, key, factor) + largest >= torch.finfo(query.dtype).max:
+            check_masked_scores(scores, wide, query.dtype)
+    if allowed is not None:
+        scores = scores.masked_fill(~allowed, float("-inf"))  # before the softmax
+    if additive is not None:
+        masks = "allowed and additive" if allowed is not None else "additive"
+        require_a_key_per_row((scores > float("-inf")).any(dim=-1), masks)  # [..., L]
     elif allowed is not None:
         # Read the mask in its own (broadcast) shape: [L] for a causal mask, not [B, L, S].
-        require_a_key_per_row(allowed.any(dim=-1).expand(shape[:-1]))  # [B, L]
-    weights = torch.softmax(scores, dim=-1)  # [B, L, S], over the key axis
-    output = weights @ value  # [B, L, Dv]
-    return output, weights
+        require_a_key_per_row(allowed.any(dim=-1).expand(scores.shape[:-1]), "allowed")
+    weights = torch.softmax(scores, dim=-1)  # [..., L, S], over the key axis
+    output = weights @ value.to(weights.dtype)  # [..., L, Dv]
+    return output.to(query.dtype), weights.to(query.dtype)
 
 
-def require_a_key_per_row(has_key: Tensor) -> None:
+def require_a_key_per_row(has_key: Tensor, masks: str = "the mask") -> None:
     """Raise :class:`NoAllowedKeyError` naming the first query row with no allowed key.
 
-    ``has_key`` is Boolean ``[..., L]``: True where the query row may attend to some key.
+    ``has_key`` is Boolean ``[..., L]``: True where the query row may attend to some key;
+    ``masks`` names the caller's mask arguments (``"allowed"``, ``"additive"``).
     """
     if not bool(has_key.all()):
         index = tuple(int(i) for i in (~has_key).nonzero()[0])
         names = _index_names(len(index))
         where = ", ".join(f"{name} {i}" for name, i in zip(names, index, strict=True))
         raise NoAllowedKeyError(
-            f"query row ({where}) has no allowed key: every key is masked, so its softmax would "
-            "be 0/0 = NaN; give every query at least one allowed key, or drop the row and mask "
-            "its output instead"
+            f"query row ({where}) has no allowed key: every key is masked (by {masks}), so its "
+            "softmax would be 0/0 = NaN; give every query at least one allowed key, or drop the "
+            "row and mask its output instead"
         )
 
 
