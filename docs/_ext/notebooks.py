@@ -95,7 +95,8 @@ class _Converter:
         for cell in read.cells:
             if cell.cell_type == "markdown":
                 cells.extend(self._markdown(cell.source))
-            else:
+            elif "remove-cell" not in cell.metadata.get("tags", []):
+                # a removed cell only serves the site's build (it glues figures with myst-nb)
                 cells.append(cell)
         kernelspec = {"name": "python3", "display_name": "Python 3", "language": "python"}
         notebook = nbformat.v4.new_notebook(
@@ -199,6 +200,12 @@ class _Converter:
             return [nbformat.v4.new_markdown_cell(f"$$\n{formula}\n$$")]
         if directive == "literalinclude":
             return [self._literalinclude(argument, token)]
+        if directive == "localized-figure":
+            # the figure itself is the output of the code cell above; keep its caption
+            caption = " ".join(line.strip() for line in self._body(token)[1]).strip()
+            if self.translate is not None:
+                caption = self._message(caption)
+            return [nbformat.v4.new_markdown_cell(f"*{caption}*")]
         if directive in ADMONITIONS or directive == "dropdown":
             title = argument.strip() or directive.capitalize()
             if self.translate is not None:
