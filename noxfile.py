@@ -131,7 +131,8 @@ def doctest(session: nox.Session) -> None:
 
     Then each page's downloadable notebook (docs/_ext/notebooks.py) runs in a fresh kernel.
     """
-    _install(session, "test,docs,plots")  # docs: nbclient, ipykernel and matplotlib for the notebooks
+    # docs: nbclient and ipykernel for the notebooks; plots: their figures
+    _install(session, "test,docs,plots")
     _pytest(
         session,
         "doctest",
@@ -163,9 +164,9 @@ def docs(session: nox.Session) -> None:
     pages whose inputs changed since they passed), a Sphinx warning, a garbled signature
     (docs/_tools/check_signatures.py), an unfinished translation, an asset from another host, a
     missing anchor, or Chinese prose that strays from docs/glossary.toml (docs/_tools/sitetool.py).
-    Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code cells run once: their outputs are cached in
-    docs/_build/.jupyter_cache, shared by both languages.  Builds are incremental (``nox -s
-    reproducible`` builds from scratch).
+    Output: docs/_build/html/index.html (choose a language), html/en/ and html/zh_CN/.  Code
+    cells run once: their outputs are cached in docs/_build/.jupyter_cache, shared by both
+    languages.  Builds are incremental (``nox -s reproducible`` builds from scratch).
     """
     _install(session, "docs,test")
     session.run("python", "docs/_tools/page_doctests.py", str(DOCS_BUILD / ".doctest_cache.json"))
