@@ -111,7 +111,7 @@ def test_no_score_matrix_is_materialised_forward_or_backward(masked: bool) -> No
         out = tiled_attention(q, k, v, allowed, block_size=32)
     with _LargestMatrix() as backward:
         out.backward(d_out)
-    assert q.grad is not None and k.grad is not None and v.grad is not None
+    assert all(x.grad is not None for x in (q, k, v))
     # nothing larger than the inputs themselves ([L, D] = 256 · 8), let alone [L, S]: one
     # [32, 32] tile of scores at a time, and the backward recomputes tiles instead of keeping them
     assert forward.largest <= length * 8
@@ -188,7 +188,9 @@ def test_overflowing_scores_are_reported_as_overflow_not_as_masked() -> None:
     q = torch.full((1, 2, 4), 1e20)
     k = torch.full((1, 3, 4), 1e20)
     v = torch.zeros(1, 3, 1)
-    with pytest.raises(NonFiniteError, match=r"scores Q·Kᵀ·scale overflowed to ±inf in torch.float32"):
+    with pytest.raises(
+        NonFiniteError, match=r"scores Q·Kᵀ·scale overflowed to ±inf in torch.float32"
+    ):
         tiled_attention(q, k, v)
 
 
@@ -244,7 +246,9 @@ def test_tiled_gradients_equal_torch_and_dense_in_float64(p: dict[str, Any]) -> 
     allowed = p["allowed"]
     d_out = torch.randn_like(p["query"][..., :1].expand(*q.shape[:-1], v.shape[-1]))
     tiled = _grads(tiled_attention(q, k, v, allowed, block_size=p["block"]), (q, k, v), d_out)
-    torch_sdpa = _grads(F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), (q, k, v), d_out)
+    torch_sdpa = _grads(
+        F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), (q, k, v), d_out
+    )
     for got, want in zip(tiled, torch_sdpa, strict=True):
         torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
     # The dense reference takes [B, L, D]: fold the leading dimensions into one batch axis.

@@ -282,5 +282,5 @@ def tiled_attention(
         kinds=tuple(tuple(row) for row in _kinds(forbidden, length, source, block_size)),
         check_overflow=_scores_may_overflow(q, k, factor, dtype),
     )
-    output: Tensor = _TiledAttention.apply(q, k, v, plan)  # [N, L, Dv]
+    output: Tensor = _TiledAttention.apply(q, k, v, plan)  # type: ignore[no-untyped-call]
     return output.to(query.dtype).reshape(*leading, length, value.shape[-1])  # [..., L, Dv]
