@@ -7,9 +7,10 @@ attention.benchmark``).  In MyST::
     :part: sweep
     ```
 
-``:part:`` is ``provenance`` (machine, torch, date), ``sweep`` (time and extra peak memory per
-implementation and sequence length, next to the cost model's score-matrix size), ``dense-vs-math``
-or ``goals``.  Column heads are localised here (``LABELS``), numbers come from the record only, so
+``:part:`` is ``provenance`` (machine, load, torch, date), ``sweep`` (time and extra peak memory
+per implementation and sequence length, next to the cost model's score-matrix size; ``:pass:``
+chooses ``forward``, the default, or ``forward_backward``), ``dense-vs-math`` (both passes) or
+``goals``.  Column heads are localised here (``LABELS``), numbers come from the record only, so
 both languages show the same figures and nothing needs a ``.po`` entry.
 """
 
@@ -29,6 +30,7 @@ from attention.cost import attention_cost
 
 RECORD = Path(__file__).resolve().parents[1] / "_data" / "benchmark.json"
 MIB = 2**20
+PASSES = ("forward", "forward_backward")  # the record's passes (attention.benchmark.PASSES)
 
 LABELS: dict[str, dict[str, str]] = {
     "en": {
@@ -58,10 +60,22 @@ LABELS: dict[str, dict[str, str]] = {
         "cores": "cores",
         "torch_threads": "torch threads",
         "platform": "platform",
-        "repeats": "fresh processes per figure (median)",
+        "repeats": "interleaved timing rounds per figure (median)",
+        "timer": "timer",
+        "load": "load average (1, 5, 15 min) before / after",
         "config": "configuration",
+        "forward": "forward",
+        "forward_backward": "forward + backward",
         "tiled_memory_vs_dense_T8192": "tiled / dense extra peak memory, T = 8192",
-        "tiled_time_vs_torch_default_T4096": "tiled / torch default kernel time, T = 4096",
+        "tiled_time_vs_torch_default_T4096": (
+            "tiled / torch default kernel time, forward, T = 4096"
+        ),
+        "tiled_forward_backward_time_vs_torch_default_T4096": (
+            "tiled / torch default kernel time, forward + backward, T = 4096"
+        ),
+        "tiled_forward_backward_memory_vs_dense_T4096": (
+            "tiled / dense extra peak memory, forward + backward, T = 4096"
+        ),
         "dense_time_vs_torch_math_B4_T1024_causal": (
             "dense reference / torch math backend time, B = 4, L = S = 1024, causal"
         ),
@@ -77,7 +91,7 @@ LABELS: dict[str, dict[str, str]] = {
         "torch_math": "torch math 后端",
         "dense": "稠密参考实现",
         "tiled": "分块实现",
-        "model": "成本模型：分数 + 权重 (MiB)",
+        "model": "代价模型：分数 + 权重 (MiB)",
         "goal": "目标",
         "ratio": "实测比值",
         "target": "要求",
@@ -93,10 +107,20 @@ LABELS: dict[str, dict[str, str]] = {
         "cores": "核心数",
         "torch_threads": "torch 线程数",
         "platform": "平台",
-        "repeats": "每个数据的独立进程数（取中位数）",
+        "repeats": "每个数据交替计时的轮数（取中位数）",
+        "timer": "计时器",
+        "load": "平均负载（1、5、15 分钟）测量前 / 测量后",
         "config": "配置",
+        "forward": "前向传播",
+        "forward_backward": "前向 + 反向传播",
         "tiled_memory_vs_dense_T8192": "分块 / 稠密 额外峰值内存，T = 8192",
-        "tiled_time_vs_torch_default_T4096": "分块 / torch 默认内核 时间，T = 4096",
+        "tiled_time_vs_torch_default_T4096": "分块 / torch 默认内核 时间，前向传播，T = 4096",
+        "tiled_forward_backward_time_vs_torch_default_T4096": (
+            "分块 / torch 默认内核 时间，前向 + 反向传播，T = 4096"
+        ),
+        "tiled_forward_backward_memory_vs_dense_T4096": (
+            "分块 / 稠密 额外峰值内存，前向 + 反向传播，T = 4096"
+        ),
         "dense_time_vs_torch_math_B4_T1024_causal": (
             "稠密参考实现 / torch math 后端 时间，B = 4，L = S = 1024，因果"
         ),
@@ -130,7 +154,10 @@ def _table(head: list[str], rows: list[list[str]]) -> nodes.table:
 class BenchmarkTable(SphinxDirective):
     """Render one part of the benchmark record."""
 
-    option_spec: ClassVar[dict[str, Any]] = {"part": directives.unchanged_required}
+    option_spec: ClassVar[dict[str, Any]] = {
+        "part": directives.unchanged_required,
+        "pass": lambda argument: directives.choice(argument, PASSES),
+    }
 
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(str(RECORD))
@@ -149,15 +176,26 @@ class BenchmarkTable(SphinxDirective):
                 [label["platform"], machine["platform"]],
                 [label["repeats"], str(record["repeats"])],
             ]
+            if "load_average" in record:  # schema 2
+                load = record["load_average"]
+                before, after = (
+                    ", ".join(f"{x:.1f}" for x in load[k]) for k in ("before", "after")
+                )
+                rows += [[label["timer"], record["timer"]], [label["load"], f"{before} / {after}"]]
             return [_table([label["field"], label["value"]], rows)]
         if part == "sweep":
-            return [self._sweep(record, label)]
+            return [self._sweep(self._rows(record, self.options.get("pass", "forward")), label)]
         if part == "dense-vs-math":
+            times: dict[str, dict[str, str]] = {}
+            for row in record["dense_vs_math"]:
+                pass_name = row.get("pass", "forward")  # schema 1 timed the forward pass only
+                times.setdefault(row["impl"], {})[pass_name] = f"{row['seconds_median'] * 1000:.1f}"
+            head = [label["config"]] + [f"{label[p]}: {label['time']}" for p in PASSES]
             rows = [
-                [label[row["impl"]], f"{row['seconds_median'] * 1000:.1f}"]
-                for row in record["dense_vs_math"]
+                [label[impl]] + [by_pass.get(p, "–") for p in PASSES]
+                for impl, by_pass in times.items()
             ]
-            return [_table([label["config"], label["time"]], rows)]
+            return [_table(head, rows)]
         if part == "goals":
             rows = []
             for name, goal in record["goals"].items():
@@ -168,11 +206,23 @@ class BenchmarkTable(SphinxDirective):
             return [_table(head, rows)]
         raise self.error(f"unknown :part: {part!r}; use provenance, sweep, dense-vs-math or goals")
 
+    def _rows(self, record: dict[str, Any], pass_name: str) -> list[dict[str, Any]]:
+        """The sweep rows of one pass: ``sweep`` is the forward pass in every schema."""
+        rows: list[dict[str, Any]] | None = record.get(
+            "sweep" if pass_name == "forward" else "forward_backward"
+        )
+        if rows is None:
+            raise self.error(
+                f"{RECORD} has no {pass_name} figures (schema {record.get('schema', 1)}); "
+                "regenerate it with nox -s bench"
+            )
+        return rows
+
     @staticmethod
-    def _sweep(record: dict[str, Any], label: dict[str, str]) -> nodes.table:
+    def _sweep(sweep: list[dict[str, Any]], label: dict[str, str]) -> nodes.table:
         impls = ("torch_default", "dense", "tiled")
         cells: dict[tuple[int, bool], dict[str, dict[str, Any]]] = {}
-        for row in record["sweep"]:
+        for row in sweep:
             cells.setdefault((row["length"], row["masked"]), {})[row["impl"]] = row
         head = [label["T"], label["mask"]]
         head += [f"{label[i]}: {label['time']}" for i in impls]
