@@ -439,6 +439,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=3, help="interleaved timing rounds")
     parser.add_argument("--min-run-time", type=float, default=0.5, help="seconds per timing")
     parser.add_argument("--quick", action="store_true", help="T = 512 and 1024 only")
+    parser.add_argument(
+        "--lengths", type=int, nargs="+", help=f"T values (default {SWEEP_LENGTHS})"
+    )
     parser.add_argument("--threads", type=int, help="torch threads (default: torch's choice)")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -449,7 +452,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.threads is not None:
         torch.set_num_threads(args.threads)
-    lengths = (512, 1024) if args.quick else SWEEP_LENGTHS
+    lengths = (512, 1024) if args.quick else tuple(args.lengths or SWEEP_LENGTHS)
     record = run(lengths, args.rounds, args.min_run_time)
     text = json.dumps(record.as_json(), indent=2) + "\n"
     if args.out:
