@@ -115,7 +115,8 @@ def _forward(q: Tensor, k: Tensor, v: Tensor, plan: _Plan) -> tuple[Tensor, Tens
             rescale = torch.exp(running_max - shift)  # [N, bq]; 0 where the old max is -inf
             p = s.sub_(shift[..., None]).exp_()  # exp(s - m'), in place: [N, bq, bk]
             normaliser.mul_(rescale).add_(p.sum(dim=-1))  # ℓ' = e^(m - m')ℓ + Σp
-            acc.mul_(rescale[..., None]).baddbmm_(p, v[:, k0 : k0 + b])  # a' = e^(m-m')a + Σp·v
+            # a' = e^(m - m')a + Σp·v; out of place, so FLOP counters see the product
+            acc = torch.baddbmm(acc.mul_(rescale[..., None]), p, v[:, k0 : k0 + b])
             running_max = new_max
         # Every row has an allowed key (checked before the loop), so ℓ > 0 and m is finite.
         torch.div(acc, normaliser[..., None], out=output[:, q0 : q0 + b])
@@ -133,18 +134,22 @@ def _backward(
     b = plan.block_size
     for j, k0 in enumerate(plan.blocks(source)):
         k_j, v_j = k[:, k0 : k0 + b], v[:, k0 : k0 + b]  # [N, bk, D], [N, bk, Dv]
-        d_k_j, d_v_j = d_k[:, k0 : k0 + b], d_v[:, k0 : k0 + b]  # views, updated in place
+        d_k_j, d_v_j = torch.zeros_like(k_j), torch.zeros_like(v_j)  # this key block's sums
         for i, q0 in enumerate(plan.blocks(length)):
             if plan.kinds[i][j] == _SKIP:
                 continue
             q_i, d_out_i = q[:, q0 : q0 + b], d_out[:, q0 : q0 + b]  # [N, bq, D], [N, bq, Dv]
             s = plan.scores(q_i, k_j, i, j)  # [N, bq, bk]
             p = s.sub_(lse[:, q0 : q0 + b, None]).exp_()  # P = exp(S - lse), 0 where masked
-            d_v_j.baddbmm_(p.transpose(1, 2), d_out_i)  # dV += Pᵀ dO
+            # Products out of place (not baddbmm_), so FLOP counters see them.
+            d_v_j = torch.baddbmm(d_v_j, p.transpose(1, 2), d_out_i)  # dV += Pᵀ dO
             d_p = torch.bmm(d_out_i, v_j.transpose(1, 2))  # dP = dO Vᵀ: [N, bq, bk]
             d_s = d_p.sub_(delta[:, q0 : q0 + b, None]).mul_(p)  # dS = P ∘ (dP − D)
-            d_q[:, q0 : q0 + b].baddbmm_(d_s, k_j, alpha=plan.factor)  # dQ += scale·dS K
-            d_k_j.baddbmm_(d_s.transpose(1, 2), q_i, alpha=plan.factor)  # dK += scale·dSᵀ Q
+            rows = slice(q0, q0 + b)
+            # dQ += scale·dS K and dK += scale·dSᵀ Q
+            d_q[:, rows] = torch.baddbmm(d_q[:, rows], d_s, k_j, alpha=plan.factor)
+            d_k_j = torch.baddbmm(d_k_j, d_s.transpose(1, 2), q_i, alpha=plan.factor)
+        d_k[:, k0 : k0 + b], d_v[:, k0 : k0 + b] = d_k_j, d_v_j
     return d_q, d_k, d_v
 
 
