@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from attention import causal_allowed, key_padding_allowed, scaled_dot_product_attention
+from attention import (
+    block_diagonal_allowed,
+    causal_allowed,
+    key_padding_allowed,
+    scaled_dot_product_attention,
+)
 from attention.errors import (
     AttentionShapeError,
     MaskArgumentError,
@@ -32,7 +37,9 @@ def tiled_problems(draw: st.DrawFn, dtype: torch.dtype) -> dict[str, Any]:
     query = torch.randn(*leading, length, d_k, generator=generator, dtype=dtype)
     key = torch.randn(*leading, source, d_k, generator=generator, dtype=dtype) * 2
     value = torch.randn(*leading, source, d_v, generator=generator, dtype=dtype)
-    layout = draw(st.sampled_from(["none", "causal", "lower_right", "random", "padding"]))
+    layout = draw(
+        st.sampled_from(["none", "causal", "lower_right", "random", "padding", "block_diagonal"])
+    )
     allowed = None
     if layout == "causal" and length <= source:
         allowed = causal_allowed(length, source)  # [L, S], every row keeps key 0
@@ -44,6 +51,10 @@ def tiled_problems(draw: st.DrawFn, dtype: torch.dtype) -> dict[str, Any]:
         lengths = torch.randint(1, source + 1, (leading[0],), generator=generator)
         pad = key_padding_allowed(lengths, source)  # [B, 1, S]
         allowed = pad.reshape(leading[0], *([1] * (len(leading) - 1)), 1, source)
+    elif layout == "block_diagonal" and length == source:
+        cuts = sorted(draw(st.sets(st.integers(1, source - 1), max_size=3))) if source > 1 else []
+        segments = [b - a for a, b in zip([0, *cuts], [*cuts, source], strict=True)]
+        allowed = block_diagonal_allowed(segments)  # [T, T], packed sequences
     block_size = draw(st.integers(1, source + 3))
     return {"query": query, "key": key, "value": value, "allowed": allowed, "block": block_size}
 
@@ -91,16 +102,26 @@ class _LargestMatrix(TorchDispatchMode):
 
 
 @pytest.mark.parametrize("masked", [False, True])
-def test_no_score_matrix_is_materialised(masked: bool) -> None:
+def test_no_score_matrix_is_materialised_forward_or_backward(masked: bool) -> None:
     length = source = 256
-    q, k, v = (torch.randn(2, length, 8) for _ in range(3))
+    q, k, v = (torch.randn(2, length, 8, requires_grad=True) for _ in range(3))
+    d_out = torch.randn(2, length, 8)
     allowed = causal_allowed(length) if masked else None
-    with _LargestMatrix() as probe:
-        tiled_attention(q, k, v, allowed, block_size=32)
-    assert probe.largest <= length * 32  # one [L, block] block, never [L, S]
-    with _LargestMatrix() as dense_probe:
-        scaled_dot_product_attention(q, k, v, allowed)
-    assert dense_probe.largest == length * source  # the probe does see a score matrix
+    with _LargestMatrix() as forward:
+        out = tiled_attention(q, k, v, allowed, block_size=32)
+    with _LargestMatrix() as backward:
+        out.backward(d_out)
+    assert all(x.grad is not None for x in (q, k, v))
+    # nothing larger than the inputs themselves ([L, D] = 256 · 8), let alone [L, S]: one
+    # [32, 32] tile of scores at a time, and the backward recomputes tiles instead of keeping them
+    assert forward.largest <= length * 8
+    assert backward.largest <= length * 8
+    with _LargestMatrix() as dense_forward:
+        dense, _ = scaled_dot_product_attention(q, k, v, allowed)
+    with _LargestMatrix() as dense_backward:
+        dense.backward(d_out)
+    # the probe does see a score matrix when one exists, in either pass
+    assert dense_forward.largest == dense_backward.largest == length * source
 
 
 def test_causal_skips_blocks_no_query_may_see() -> None:
@@ -111,7 +132,7 @@ def test_causal_skips_blocks_no_query_may_see() -> None:
             self, func: Any, types: Any, args: Any = (), kwargs: Any = None
         ) -> Any:
             out = func(*args, **(kwargs or {}))
-            if func.__name__.startswith(("bmm", "mm")) and args[1].shape[-1] == 4:
+            if "mm" in func.__name__ and out.shape[-1] == 4:  # a [.., queries, 4 keys] tile
                 calls.append(tuple(out.shape))
             return out
 
@@ -149,12 +170,60 @@ def test_errors_match_the_dense_function() -> None:
         tiled_attention(q, k, v, allowed, block_size=2)
 
 
-def test_overflow_is_reported_not_returned_as_nan() -> None:
+def test_half_precision_scores_beyond_float16_range_are_right_not_an_error() -> None:
+    # q·k = 4 · 300² = 360,000 > 65,504 (float16's largest): computed in float32, as torch does.
     q = torch.full((1, 2, 4), 300.0, dtype=torch.float16)
     k = torch.full((1, 3, 4), 300.0, dtype=torch.float16)
-    v = torch.zeros(1, 3, 1, dtype=torch.float16)
-    with pytest.raises(NonFiniteError, match=r"overflowed to ±inf in torch.float16"):
+    k[0, 1] = 290.0
+    v = torch.tensor([[[1.0], [2.0], [4.0]]], dtype=torch.float16)
+    tiled = tiled_attention(q, k, v, block_size=2)
+    want = F.scaled_dot_product_attention(q, k, v)
+    assert bool(torch.isfinite(tiled).all())
+    torch.testing.assert_close(tiled, want)
+    wide = F.scaled_dot_product_attention(q.double(), k.double(), v.double())
+    torch.testing.assert_close(tiled.double(), wide, rtol=0, atol=2e-3)
+
+
+def test_overflowing_scores_are_reported_as_overflow_not_as_masked() -> None:
+    q = torch.full((1, 2, 4), 1e20)
+    k = torch.full((1, 3, 4), 1e20)
+    v = torch.zeros(1, 3, 1)
+    with pytest.raises(
+        NonFiniteError, match=r"scores Q·Kᵀ·scale overflowed to ±inf in torch.float32"
+    ):
         tiled_attention(q, k, v)
+
+
+@pytest.mark.parametrize(
+    ("dtype", "scale", "compute"),
+    [(torch.float32, 1e39, "torch.float32"), (torch.float16, 1e39, "torch.float32")],
+)
+def test_a_scale_infinite_in_the_compute_dtype_is_reported_as_such(
+    dtype: torch.dtype, scale: float, compute: str
+) -> None:
+    q, k, v = (torch.ones(1, 2, 4, dtype=dtype) for _ in range(3))
+    with pytest.raises(NonFiniteError, match=rf"scale = 1e\+39 overflows to inf in {compute}"):
+        tiled_attention(q, k, v, scale=scale)
+
+
+def test_a_scale_beyond_float16_is_fine_for_float16_inputs() -> None:
+    # The scores are computed in float32, so a scale above 65,504 is representable there.
+    q, k, v = (torch.full((1, 2, 4), 0.001, dtype=torch.float16) for _ in range(3))
+    want = F.scaled_dot_product_attention(q, k, v, scale=1e5)
+    torch.testing.assert_close(tiled_attention(q, k, v, scale=1e5), want)
+
+
+@pytest.mark.parametrize("block_size", [0, -3, 2.0, True, "8", None])
+def test_block_size_must_be_a_positive_int(block_size: Any) -> None:
+    q = torch.zeros(1, 3, 4)
+    with pytest.raises(MaskArgumentError, match=r"block_size must be an int >= 1, got"):
+        tiled_attention(q, q, q, block_size=block_size)
+
+
+def test_double_backward_is_a_clear_error() -> None:
+    q = torch.randn(1, 3, 2, dtype=torch.float64, requires_grad=True)
+    with pytest.raises(NotImplementedError, match=r"tiled_attention has no second derivative"):
+        torch.autograd.grad(tiled_attention(q, q, q).sum(), q, create_graph=True)
 
 
 def test_half_precision_accumulates_in_float32() -> None:
@@ -164,3 +233,66 @@ def test_half_precision_accumulates_in_float32() -> None:
     tiled = tiled_attention(q.half(), k.half(), v.half(), block_size=16)
     assert tiled.dtype == torch.float16
     torch.testing.assert_close(tiled.float(), reference, rtol=0, atol=5e-3)
+
+
+def _grads(output: torch.Tensor, inputs: tuple[torch.Tensor, ...], grad: torch.Tensor) -> Any:
+    return torch.autograd.grad(output, inputs, grad)
+
+
+@settings(max_examples=300)
+@given(tiled_problems(torch.float64))
+def test_tiled_gradients_equal_torch_and_dense_in_float64(p: dict[str, Any]) -> None:
+    q, k, v = (p[name].clone().requires_grad_(True) for name in ("query", "key", "value"))
+    allowed = p["allowed"]
+    d_out = torch.randn_like(p["query"][..., :1].expand(*q.shape[:-1], v.shape[-1]))
+    tiled = _grads(tiled_attention(q, k, v, allowed, block_size=p["block"]), (q, k, v), d_out)
+    torch_sdpa = _grads(
+        F.scaled_dot_product_attention(q, k, v, attn_mask=allowed), (q, k, v), d_out
+    )
+    for got, want in zip(tiled, torch_sdpa, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
+    # The dense reference takes [B, L, D]: fold the leading dimensions into one batch axis.
+    q3, k3, v3 = (x.reshape(-1, *x.shape[-2:]) for x in (q, k, v))
+    if allowed is not None:
+        allowed = allowed.expand(*q.shape[:-1], k.shape[-2]).reshape(-1, q.shape[-2], k.shape[-2])
+    dense, _ = scaled_dot_product_attention(q3, k3, v3, allowed)
+    reference = _grads(dense, (q, k, v), d_out.reshape(dense.shape))
+    for got, want in zip(tiled, reference, strict=True):
+        torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize(
+    ("allowed", "block_size"),
+    [
+        (None, 2),
+        (causal_allowed(5, 7, alignment="lower_right"), 3),
+        (key_padding_allowed([7, 2], 7)[:, None], 4),  # [B, 1, 1, S] over [B, H, L, S]
+    ],
+    ids=["no mask", "causal lower-right", "padding"],
+)
+def test_gradcheck_in_float64(allowed: torch.Tensor | None, block_size: int) -> None:
+    generator = torch.Generator().manual_seed(1)
+    shapes = ((2, 3, 5, 4), (2, 3, 7, 4), (2, 3, 7, 3))
+    q, k, v = (
+        torch.randn(shape, generator=generator, dtype=torch.float64).requires_grad_(True)
+        for shape in shapes
+    )
+
+    def call(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+        return tiled_attention(q, k, v, allowed, block_size=block_size, scale=0.7)
+
+    assert torch.autograd.gradcheck(call, (q, k, v))
+
+
+def test_half_precision_gradients_are_computed_in_float32() -> None:
+    generator = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 40, 8, generator=generator) for _ in range(3))
+    wide = [x.clone().requires_grad_(True) for x in (q, k, v)]
+    half = [x.half().requires_grad_(True) for x in (q, k, v)]
+    d_out = torch.randn(1, 2, 40, 8, generator=generator)
+    want = _grads(F.scaled_dot_product_attention(*wide, is_causal=True), tuple(wide), d_out)
+    out = tiled_attention(*half, causal_allowed(40), block_size=16)
+    got = _grads(out, tuple(half), d_out.half())
+    for g, w in zip(got, want, strict=True):
+        assert g.dtype == torch.float16
+        torch.testing.assert_close(g.float(), w, rtol=0, atol=1e-2)

@@ -7,9 +7,10 @@ attention.benchmark``).  In MyST::
     :part: sweep
     ```
 
-``:part:`` is ``provenance`` (machine, torch, date), ``sweep`` (time and extra peak memory per
-implementation and sequence length, next to the cost model's score-matrix size), ``dense-vs-math``
-or ``goals``.  Column heads go through gettext, English being the message id (catalogue ``site``,
+``:part:`` is ``provenance`` (machine, load, torch, date), ``sweep`` (time and extra peak memory
+per implementation and sequence length, next to the cost model's score-matrix size; ``:pass:``
+chooses ``forward``, the default, or ``forward_backward``), ``dense-vs-math`` (both passes) or
+``goals``.  Column heads go through gettext, English being the message id (catalogue ``site``,
 ``docs/_ext/site_messages.py``); numbers come from the record only, so both languages show the
 same figures.
 """
@@ -31,6 +32,7 @@ from attention.cost import attention_cost
 
 RECORD = Path(__file__).resolve().parents[1] / "_data" / "benchmark.json"
 MIB = 2**20
+PASSES = ("forward", "forward_backward")  # the record's passes (attention.benchmark.PASSES)
 
 
 def _labels() -> dict[str, str]:
@@ -62,10 +64,22 @@ def _labels() -> dict[str, str]:
         "cores": _("cores"),
         "torch_threads": _("torch threads"),
         "platform": _("platform"),
-        "repeats": _("fresh processes per figure (median)"),
+        "repeats": _("interleaved timing rounds per figure (median)"),
+        "timer": _("timer"),
+        "load": _("load average (1, 5, 15 min) before / after"),
         "config": _("configuration"),
+        "forward": _("forward"),
+        "forward_backward": _("forward + backward"),
         "tiled_memory_vs_dense_T8192": _("tiled / dense extra peak memory, T = 8192"),
-        "tiled_time_vs_torch_default_T4096": _("tiled / torch default kernel time, T = 4096"),
+        "tiled_time_vs_torch_default_T4096": _(
+            "tiled / torch default kernel time, forward, T = 4096"
+        ),
+        "tiled_forward_backward_time_vs_torch_default_T4096": _(
+            "tiled / torch default kernel time, forward + backward, T = 4096"
+        ),
+        "tiled_forward_backward_memory_vs_dense_T4096": _(
+            "tiled / dense extra peak memory, forward + backward, T = 4096"
+        ),
         "dense_time_vs_torch_math_B4_T1024_causal": _(
             "dense reference / torch math backend time, B = 4, L = S = 1024, causal"
         ),
@@ -98,7 +112,10 @@ def _table(head: list[str], rows: list[list[str]]) -> nodes.table:
 class BenchmarkTable(SphinxDirective):
     """Render one part of the benchmark record."""
 
-    option_spec: ClassVar[dict[str, Any]] = {"part": directives.unchanged_required}
+    option_spec: ClassVar[dict[str, Any]] = {
+        "part": directives.unchanged_required,
+        "pass": lambda argument: directives.choice(argument, PASSES),
+    }
 
     def run(self) -> list[nodes.Node]:
         self.env.note_dependency(str(RECORD))
@@ -117,15 +134,26 @@ class BenchmarkTable(SphinxDirective):
                 [label["platform"], machine["platform"]],
                 [label["repeats"], str(record["repeats"])],
             ]
+            if "load_average" in record:  # schema 2
+                load = record["load_average"]
+                before, after = (
+                    ", ".join(f"{x:.1f}" for x in load[k]) for k in ("before", "after")
+                )
+                rows += [[label["timer"], record["timer"]], [label["load"], f"{before} / {after}"]]
             return [_table([label["field"], label["value"]], rows)]
         if part == "sweep":
-            return [self._sweep(record, label)]
+            return [self._sweep(self._rows(record, self.options.get("pass", "forward")), label)]
         if part == "dense-vs-math":
+            times: dict[str, dict[str, str]] = {}
+            for row in record["dense_vs_math"]:
+                pass_name = row.get("pass", "forward")  # schema 1 timed the forward pass only
+                times.setdefault(row["impl"], {})[pass_name] = f"{row['seconds_median'] * 1000:.1f}"
+            head = [label["config"]] + [f"{label[p]}: {label['time']}" for p in PASSES]
             rows = [
-                [label[row["impl"]], f"{row['seconds_median'] * 1000:.1f}"]
-                for row in record["dense_vs_math"]
+                [label[impl]] + [by_pass.get(p, "–") for p in PASSES]
+                for impl, by_pass in times.items()
             ]
-            return [_table([label["config"], label["time"]], rows)]
+            return [_table(head, rows)]
         if part == "goals":
             rows = []
             for name, goal in record["goals"].items():
@@ -136,11 +164,23 @@ class BenchmarkTable(SphinxDirective):
             return [_table(head, rows)]
         raise self.error(f"unknown :part: {part!r}; use provenance, sweep, dense-vs-math or goals")
 
+    def _rows(self, record: dict[str, Any], pass_name: str) -> list[dict[str, Any]]:
+        """The sweep rows of one pass: ``sweep`` is the forward pass in every schema."""
+        rows: list[dict[str, Any]] | None = record.get(
+            "sweep" if pass_name == "forward" else "forward_backward"
+        )
+        if rows is None:
+            raise self.error(
+                f"{RECORD} has no {pass_name} figures (schema {record.get('schema', 1)}); "
+                "regenerate it with nox -s bench"
+            )
+        return rows
+
     @staticmethod
-    def _sweep(record: dict[str, Any], label: dict[str, str]) -> nodes.table:
+    def _sweep(sweep: list[dict[str, Any]], label: dict[str, str]) -> nodes.table:
         impls = ("torch_default", "dense", "tiled")
         cells: dict[tuple[int, bool], dict[str, dict[str, Any]]] = {}
-        for row in record["sweep"]:
+        for row in sweep:
             cells.setdefault((row["length"], row["masked"]), {})[row["impl"]] = row
         head = [label["T"], label["mask"]]
         head += [f"{label[i]}: {label['time']}" for i in impls]
