@@ -186,7 +186,7 @@ class Record:
             "machine": self.machine,
             "load_average": {"before": list(self.load_before), "after": list(self.load_after)},
             "dtype": "float32",
-            "timer": "torch.utils.benchmark.Timer.blocked_autorange, median per round",
+            "timer": "torch.utils.benchmark.Timer.blocked_autorange",
             "repeats": self.rounds,
             "sweep": [figure.as_json() for figure in self.forward],
             "forward_backward": [figure.as_json() for figure in self.forward_backward],
