@@ -140,7 +140,9 @@ copybutton_remove_prompts = True
 autodoc_member_order = "bysource"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autodoc_typehints = "description"
-typehints_defaults = "comma"
+# Defaults stand in the signature, as in PyTorch's reference; a "default:" label in the parameter
+# list would be the one English word sphinx-autodoc-typehints writes that no catalogue can reach.
+typehints_defaults = None
 always_document_param_types = False
 typehints_use_rtype = True
 napoleon_google_docstring = True
