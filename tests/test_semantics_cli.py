@@ -78,11 +78,11 @@ VOCABULARY = second_row('expected = "1/sqrt(d_k)"', 'expected = "true"')
 UNKNOWN = second_row('expected = "1/sqrt(d_k)"\n', 'expected = "1/sqrt(d_k)"\ncolour = "red"\n')
 DUPLICATE = second_row('id = "sdpa.second"', 'id = "sdpa.first"')
 FOREIGN = second_row('id = "sdpa.second"', 'id = "jax.second"\nframework = "jax"')
-NOT_A_STRING = second_row(
-    'api = "torch.nn.functional.scaled_dot_product_attention"', "api = 5"
+NOT_A_STRING = second_row('api = "torch.nn.functional.scaled_dot_product_attention"', "api = 5")
+HALF_BILINGUAL = second_row(
+    'explanation = {en = "The default scale.", zh = "默认的缩放。"}',
+    'explanation = {en = "The default scale."}',
 )
-HALF_BILINGUAL = second_row('explanation = {en = "The default scale.", zh = "默认的缩放。"}',
-                            'explanation = {en = "The default scale."}')
 
 CASES = [
     case(
@@ -116,7 +116,12 @@ CASES = [
     case("claims is a string", 'claims = "abc"\n', ":1:", "claims", "array of tables", "'abc'"),
     case("claims holds numbers", "claims = [1, 2]\n", ":1:", "claim #1", "claims", "table"),
     case("no claims at all", "# nothing here\n", "claims", "[[claims]]"),
-    case("a misspelt array", ROW.format(id="sdpa.x").replace("[[claims]]", "[[claim]]"), ":1:", "'claim'"),
+    case(
+        "a misspelt array",
+        ROW.format(id="sdpa.x").replace("[[claims]]", "[[claim]]"),
+        ":1:",
+        "'claim'",
+    ),
     case(
         "an unknown field",
         UNKNOWN,
@@ -214,7 +219,9 @@ def test_the_valid_two_row_file_is_accepted(tmp_path: Path) -> None:
 
 def test_a_torch_row_in_the_ecosystem_file_is_an_error(tmp_path: Path) -> None:
     text = (
-        ROW.format(id="jax.first").replace('id = "jax.first"', 'id = "jax.first"\nframework = "jax"')
+        ROW.format(id="jax.first").replace(
+            'id = "jax.first"', 'id = "jax.first"\nframework = "jax"'
+        )
         + "\n"
         + ROW.format(id="sdpa.second").replace(
             'id = "sdpa.second"', 'id = "sdpa.second"\nframework = "torch"'
@@ -233,7 +240,3 @@ def test_a_torch_row_in_the_ecosystem_file_is_an_error(tmp_path: Path) -> None:
     path.write_text(text.replace('framework = "torch"\n', ""), encoding="utf-8")
     with pytest.raises(ClaimsError, match=r"claim #2 \('sdpa.second'\).*framework"):
         load_ecosystem_claims(path)
-
-
-def test_only_with_an_unknown_id_is_one_line() -> None:
-    assert_one_line_error(run_cli("--only", "no.such.row"), "--only", "no.such.row")

@@ -7,9 +7,9 @@ Human-readable by default; ``--json`` prints ``{"torch": ..., "rows": [...]}``. 
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
 reason, and do not fail the run.  Without ``--all`` none of those frameworks is imported.
 
-A claims file that cannot be read or is malformed, or an ``--only`` that matches no row, is
-reported in one line on stderr (``error: <file>:<line>: claim #<n> ('<id>'): <what is wrong>``)
-with exit status 2, before any probe runs.
+A claims file that cannot be read or is malformed is reported in one line on stderr,
+``error: <file>:<line>: claim #<n> ('<id>'): <what is wrong>``, with exit status 2, before any
+probe runs.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
 from attention.semantics.record import make_ecosystem_record, make_record, write_record
 from attention.semantics.registry import installed_versions
-from attention.semantics.report import exit_status, format_table, run, select, to_json
+from attention.semantics.report import exit_status, format_table, run, to_json
 
 __all__ = ["main"]
 
@@ -74,11 +74,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         ecosystem = load_ecosystem_claims() if args.all else []
     except ClaimsError as error:
         print(f"error: {error}", file=sys.stderr)
-        return 2
-    try:
-        select([*claims, *ecosystem], args.only)
-    except KeyError as error:
-        print(f"error: --only: {error.args[0]}", file=sys.stderr)
         return 2
     results = run([*claims, *ecosystem], only=args.only)
     versions = installed_versions() if args.all else None

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -276,9 +276,7 @@ def _read(source: Path) -> tuple[str, dict[str, Any]]:
         if position is not None:
             line, column = int(position.group(1)), int(position.group(2))
             message = message[: position.start()]
-        raise ClaimsError(
-            f"invalid TOML: {message}", path=name, line=line, column=column
-        ) from None
+        raise ClaimsError(f"invalid TOML: {message}", path=name, line=line, column=column) from None
     return text, data
 
 
@@ -463,9 +461,7 @@ def _parse_one(index: int, data: object) -> Claim:
         )
     expected = _text(row, data, "expected")
     if expected not in VOCABULARY:
-        raise row.error(
-            "expected", f"expected {expected!r} is not one of {sorted(VOCABULARY)}"
-        )
+        raise row.error("expected", f"expected {expected!r} is not one of {sorted(VOCABULARY)}")
     docs = _text(row, data, "docs")
     if not docs.startswith("https://"):
         raise row.error("docs", f"docs must be an https:// link, got {docs!r}")
@@ -484,7 +480,9 @@ def _parse_one(index: int, data: object) -> Claim:
     if not isinstance(issues, list) or not all(
         isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in issues
     ):
-        raise row.error("issues", f"issues must be a list of positive issue numbers, got {issues!r}")
+        raise row.error(
+            "issues", f"issues must be a list of positive issue numbers, got {issues!r}"
+        )
     requires = data.get("requires")
     if requires is not None and requires not in REQUIREMENTS:
         raise row.error("requires", f"requires must be one of {REQUIREMENTS}, got {requires!r}")
@@ -498,14 +496,10 @@ def _parse_one(index: int, data: object) -> Claim:
     if "source" in data:
         source_en, source_zh = _bilingual(row, data, "source")
     if requires is not None and source_en is None and framework != "torch":
-        raise row.error(
-            "source", "a row that cannot be verified everywhere must name its source"
-        )
+        raise row.error("source", "a row that cannot be verified everywhere must name its source")
     reproduce = _text(row, data, "reproduce")
     if not reproduce.startswith(">>> "):
-        raise row.error(
-            "reproduce", "reproduce must be a '>>> ' example that can run as a doctest"
-        )
+        raise row.error("reproduce", "reproduce must be a '>>> ' example that can run as a doctest")
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
     argument_en, argument_zh = _bilingual(row, data, "argument")
     return Claim(
