@@ -299,6 +299,7 @@ SEMANTICS_TESTS = (
     "tests/test_semantics.py",
     "tests/test_semantics_snippets.py",
     "tests/test_semantics_conventions.py",
+    "tests/test_semantics_cli.py",
 )
 
 

@@ -6,6 +6,10 @@ Human-readable by default; ``--json`` prints ``{"torch": ..., "rows": [...]}``. 
 ``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
 reason, and do not fail the run.  Without ``--all`` none of those frameworks is imported.
+
+A claims file that cannot be read or is malformed is reported in one line on stderr,
+``error: <file>:<line>: claim #<n> ('<id>'): <what is wrong>``, with exit status 2, before any
+probe runs.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import json
 import sys
 from collections.abc import Sequence
 
-from attention.semantics.claims import load_claims, load_ecosystem_claims
+from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
 from attention.semantics.record import make_ecosystem_record, make_record, write_record
 from attention.semantics.registry import installed_versions
 from attention.semantics.report import exit_status, format_table, run, to_json
@@ -24,7 +28,7 @@ __all__ = ["main"]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the check and return the exit status.
+    """Run the check and return the exit status: 0 all ok, 1 a row failed, 2 bad input.
 
     >>> main(["--only", "sdpa.scale"])  # doctest: +ELLIPSIS
     mask semantics on torch ...
@@ -65,8 +69,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--claims", metavar="PATH", help="claims file (default: the project's)")
     args = parser.parse_args(argv)
 
-    claims = load_claims(args.claims)
-    ecosystem = load_ecosystem_claims() if args.all else []
+    try:
+        claims = load_claims(args.claims)
+        ecosystem = load_ecosystem_claims() if args.all else []
+    except ClaimsError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     results = run([*claims, *ecosystem], only=args.only)
     versions = installed_versions() if args.all else None
     if args.json:

@@ -7,10 +7,11 @@ link to the framework's documentation and a short ``>>>`` snippet that reproduce
 
 In a source checkout the file is ``conf/semantics.toml``; an installed wheel carries a copy inside
 this package.  :func:`load_claims` finds either, validates every field and raises
-:class:`ClaimsError` naming the row and the field at the first problem.  The rows about other
-frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers) live beside it in
-``conf/semantics-ecosystem.toml``, read by :func:`load_ecosystem_claims`; :func:`load_all_claims`
-reads both and checks that no id appears in both.
+:class:`ClaimsError` at the first problem, naming the file, the line, the row and its id, and the
+field.  The rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers) live
+beside it in ``conf/semantics-ecosystem.toml``, read by :func:`load_ecosystem_claims`;
+:func:`load_all_claims` reads both and checks that no id appears in both.  A row in the wrong file
+(a JAX row among the PyTorch rows, a PyTorch row among the others) is an error.
 
 >>> claims = load_claims()
 >>> by_id = {claim.id: claim for claim in claims}
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -91,13 +92,62 @@ _LANGUAGES = ("en", "zh")
 
 
 class ClaimsError(ValueError):
-    """The claims data is malformed; the message names the row and the field.
+    """The claims data is malformed; the message names where, the field and what is wrong.
+
+    The message is one line: ``<file>:<line>: claim #<n> ('<id>'): <what is wrong>`` when the data
+    was read from a file (``<file>:<line>:<column>:`` for a file that is not TOML or not UTF-8),
+    without the file and line when parsed data was passed in.  The parts are also attributes:
+    ``path``, ``line``, ``column``, ``row`` (1-based), ``claim_id``, ``field`` and ``problem``;
+    each is None where it does not apply.
 
     >>> parse_claims({"claims": [{"id": "x"}]})
     Traceback (most recent call last):
     ...
     attention.semantics.claims.ClaimsError: claim #1 ('x'): missing field 'api'
     """
+
+    def __init__(
+        self,
+        problem: str,
+        *,
+        field: str | None = None,
+        row: int | None = None,
+        claim_id: object = None,
+        path: str | None = None,
+        line: int | None = None,
+        column: int | None = None,
+    ) -> None:
+        self.problem = problem
+        self.field = field
+        self.row = row
+        self.claim_id = claim_id
+        self.path = path
+        self.line = line
+        self.column = column
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        parts: list[str] = []
+        if self.path is not None:
+            where = [self.path, *(str(n) for n in (self.line, self.column) if n is not None)]
+            parts.append(":".join(where))
+        if self.row is not None:
+            parts.append(
+                f"claim #{self.row}"
+                + (f" ({self.claim_id!r})" if self.claim_id is not None else "")
+            )
+        return ": ".join([*parts, self.problem])
+
+    def located(self, path: str, line: int | None) -> ClaimsError:
+        """The same error, named at ``line`` of the file ``path``."""
+        return ClaimsError(
+            self.problem,
+            field=self.field,
+            row=self.row,
+            claim_id=self.claim_id,
+            path=path,
+            line=line,
+        )
 
 
 @dataclass(frozen=True)
@@ -196,12 +246,110 @@ def ecosystem_claims_path() -> Path:
     return _claims_file("semantics-ecosystem.toml")
 
 
+_TOML_POSITION = re.compile(r"\s*\(at line (\d+), column (\d+)\)$")
+
+
+def _read(source: Path) -> tuple[str, dict[str, Any]]:
+    """The text of ``source`` and its parsed TOML; a file that cannot be read is a ClaimsError."""
+    name = str(source)
+    try:
+        raw = source.read_bytes()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ClaimsError(f"cannot read the claims file: {reason}", path=name) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = raw.rfind(b"\n", 0, error.start) + 1
+        raise ClaimsError(
+            f"not UTF-8: byte 0x{raw[error.start]:02x} at byte {error.start - line_start + 1} "
+            f"of the line cannot be decoded ({error.reason}); save the file as UTF-8",
+            path=name,
+            line=raw.count(b"\n", 0, error.start) + 1,
+        ) from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        message = str(error)
+        position = _TOML_POSITION.search(message)
+        line = column = None
+        if position is not None:
+            line, column = int(position.group(1)), int(position.group(2))
+            message = message[: position.start()]
+        raise ClaimsError(f"invalid TOML: {message}", path=name, line=line, column=column) from None
+    return text, data
+
+
+_ROW_HEADER = re.compile(r"^[ \t]*\[\[[ \t]*claims[ \t]*\]\][ \t]*(#.*)?$")
+
+
+def _line_of(text: str, data: Mapping[str, Any], row: int | None, field: str | None) -> int | None:
+    """The line of ``text`` where ``field`` of ``row`` is, else where the row starts, else None.
+
+    Rows are found by their ``[[claims]]`` headers; a file that writes its rows some other way
+    (an inline array) gets the line of its ``claims =`` key instead.
+    """
+    lines = text.splitlines()
+    headers = [n for n, line in enumerate(lines, start=1) if _ROW_HEADER.match(line)]
+    rows = data.get("claims")
+
+    def key_line(start: int, stop: int, key: str) -> int | None:
+        # a key (`key = ...`, `"key" = ...`) or a table header (`[key]`, `[[key]]`)
+        name = rf"\"?{re.escape(key)}\"?"
+        pattern = re.compile(rf"^[ \t]*({name}[ \t]*=|\[\[?[ \t]*{name}[ \t]*\])")
+        for number in range(start, stop):
+            if pattern.match(lines[number - 1]):
+                return number
+        return None
+
+    if row is not None and isinstance(rows, list) and len(headers) == len(rows):
+        start = headers[row - 1]
+        stop = headers[row] if row < len(headers) else len(lines) + 1
+        found = key_line(start, stop, field) if field is not None else None
+        return found if found is not None else start
+    if field is not None:
+        return key_line(1, len(lines) + 1, field)
+    return None
+
+
+def _load(
+    source: Path, check: Callable[[int, Claim, Mapping[str, Any]], None] | None = None
+) -> list[Claim]:
+    """Parse the file ``source``, run ``check`` on each row, and name the line of any problem."""
+    text, data = _read(source)
+    try:
+        claims = parse_claims(data)
+        if check is not None:
+            for index, (claim, row) in enumerate(zip(claims, data["claims"], strict=True), 1):
+                check(index, claim, row)
+    except ClaimsError as error:
+        raise error.located(str(source), _line_of(text, data, error.row, error.field)) from None
+    return claims
+
+
 def load_claims(path: Path | str | None = None) -> list[Claim]:
-    """Read and validate the claims file (``path``, or :func:`default_claims_path`)."""
+    """Read and validate the PyTorch claims file (``path``, or :func:`default_claims_path`).
+
+    Every row must be about torch (no ``framework``, or ``"torch"``): the rows about other
+    frameworks belong in the other file (:func:`load_ecosystem_claims`).
+
+    Raises:
+        ClaimsError: the file cannot be read, is not UTF-8 or not TOML, or a row is malformed or
+            about another framework; the message names the file, the line, the row and the field.
+    """
     source = Path(path) if path is not None else default_claims_path()
-    with source.open("rb") as handle:
-        data = tomllib.load(handle)
-    return parse_claims(data)
+
+    def only_torch(index: int, claim: Claim, row: Mapping[str, Any]) -> None:
+        if claim.framework != "torch":
+            raise ClaimsError(
+                f"framework {claim.framework!r} does not belong in {source.name}, which holds "
+                "the PyTorch rows; rows about other frameworks go in semantics-ecosystem.toml",
+                field="framework",
+                row=index,
+                claim_id=claim.id,
+            )
+
+    return _load(source, only_torch)
 
 
 def load_ecosystem_claims(path: Path | str | None = None) -> list[Claim]:
@@ -212,18 +360,25 @@ def load_ecosystem_claims(path: Path | str | None = None) -> list[Claim]:
 
     >>> sorted({claim.framework for claim in load_ecosystem_claims()})[:3]
     ['flash_attn', 'flax', 'jax']
+
+    Raises:
+        ClaimsError: as :func:`load_claims`; also for a row about torch, or one that does not
+            name its framework.
     """
     source = Path(path) if path is not None else ecosystem_claims_path()
-    with source.open("rb") as handle:
-        data = tomllib.load(handle)
-    claims = parse_claims(data)
-    for index, row in enumerate(data["claims"], start=1):
-        if "framework" not in row or row["framework"] == "torch":
+
+    def not_torch(index: int, claim: Claim, row: Mapping[str, Any]) -> None:
+        if "framework" not in row or claim.framework == "torch":
+            said = f"framework {claim.framework!r}" if "framework" in row else "no framework"
             raise ClaimsError(
-                f"claim #{index} ({row.get('id')!r}): a row of {source.name} must name its "
-                "framework, and it may not be torch"
+                f"{said}: a row of {source.name} must name its framework, and it may not be "
+                "torch; the PyTorch rows go in semantics.toml",
+                field="framework",
+                row=index,
+                claim_id=claim.id,
             )
-    return claims
+
+    return _load(source, not_torch)
 
 
 def load_all_claims(
@@ -234,79 +389,117 @@ def load_all_claims(
     >>> claims = load_all_claims()
     >>> len(claims) == len(load_claims()) + len(load_ecosystem_claims())
     True
+
+    Raises:
+        ClaimsError: as :func:`load_claims` and :func:`load_ecosystem_claims`, or for an id that
+            appears in both files.
     """
-    claims = load_claims(path) + load_ecosystem_claims(ecosystem_path)
-    seen: set[str] = set()
-    for claim in claims:
-        if claim.id in seen:
-            raise ClaimsError(f"claim id {claim.id!r} appears in both claims files")
-        seen.add(claim.id)
-    return claims
+    ours = load_claims(path)
+    theirs = load_ecosystem_claims(ecosystem_path)
+    ids = {claim.id for claim in ours}
+    for index, claim in enumerate(theirs, start=1):
+        if claim.id in ids:
+            raise ClaimsError(
+                f"id {claim.id!r} appears in both claims files",
+                field="id",
+                row=index,
+                claim_id=claim.id,
+                path=str(ecosystem_path if ecosystem_path is not None else ecosystem_claims_path()),
+            )
+    return ours + theirs
 
 
-def _text(row: str, data: Mapping[str, Any], key: str) -> str:
+@dataclass(frozen=True)
+class _Row:
+    """Where a row is (its 1-based index and the id it gives), for its error messages."""
+
+    index: int
+    claim_id: object
+
+    def error(self, field: str, problem: str) -> ClaimsError:
+        return ClaimsError(problem, field=field, row=self.index, claim_id=self.claim_id)
+
+
+def _text(row: _Row, data: Mapping[str, Any], key: str, field: str | None = None) -> str:
+    """The non-empty string ``data[key]``; ``field`` names it in messages (default ``key``)."""
+    name = field if field is not None else key
     value = data.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise ClaimsError(f"{row}: {key} must be a non-empty string, got {value!r}")
+        raise row.error(name.split(".")[0], f"{name} must be a non-empty string, got {value!r}")
     return value.strip()
 
 
-def _bilingual(row: str, data: Mapping[str, Any], key: str) -> tuple[str, str]:
+def _bilingual(row: _Row, data: Mapping[str, Any], key: str) -> tuple[str, str]:
     value = data.get(key)
     if not isinstance(value, Mapping) or set(value) != set(_LANGUAGES):
-        raise ClaimsError(f"{row}: {key} must be a table with exactly the keys en and zh")
-    return _text(row, value, "en"), _text(row, value, "zh")
+        got = sorted(value) if isinstance(value, Mapping) else value
+        raise row.error(key, f"{key} must be a table with exactly the keys en and zh, got {got!r}")
+    return _text(row, value, "en", f"{key}.en"), _text(row, value, "zh", f"{key}.zh")
 
 
-def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
-    row = f"claim #{index} ({data.get('id')!r})"
+def _parse_one(index: int, data: object) -> Claim:
+    if not isinstance(data, Mapping):
+        raise ClaimsError(
+            f"claims must be an array of tables ([[claims]] rows), but this row is {data!r}",
+            field="claims",
+            row=index,
+        )
+    row = _Row(index, data.get("id"))
     unknown = set(data) - _FIELDS
     if unknown:
-        raise ClaimsError(f"{row}: unknown field(s) {sorted(unknown)}; known: {sorted(_FIELDS)}")
+        raise row.error(
+            sorted(unknown)[0], f"unknown field(s) {sorted(unknown)}; known: {sorted(_FIELDS)}"
+        )
     for key in _REQUIRED:
         if key not in data:
-            raise ClaimsError(f"{row}: missing field {key!r}")
+            raise row.error(key, f"missing field {key!r}")
     claim_id = _text(row, data, "id")
     if not _ID.match(claim_id):
-        raise ClaimsError(
-            f"{row}: id must look like 'api.argument...' (lower case, dot-separated), "
-            f"got {claim_id!r}"
+        raise row.error(
+            "id",
+            f"id must look like 'api.argument...' (lower case, dot-separated), got {claim_id!r}",
         )
     expected = _text(row, data, "expected")
     if expected not in VOCABULARY:
-        raise ClaimsError(f"{row}: expected {expected!r} is not one of {sorted(VOCABULARY)}")
+        raise row.error("expected", f"expected {expected!r} is not one of {sorted(VOCABULARY)}")
     docs = _text(row, data, "docs")
     if not docs.startswith("https://"):
-        raise ClaimsError(f"{row}: docs must be an https:// link, got {docs!r}")
+        raise row.error("docs", f"docs must be an https:// link, got {docs!r}")
     docs_say = data.get("docs_say")
     if docs_say is not None and docs_say not in (*VOCABULARY, *DOCS_SAY_EXTRA):
-        raise ClaimsError(f"{row}: docs_say {docs_say!r} is not a vocabulary value")
+        raise row.error(
+            "docs_say",
+            f"docs_say {docs_say!r} is not one of {sorted((*VOCABULARY, *DOCS_SAY_EXTRA))}",
+        )
     note_en = note_zh = None
     if "note" in data:
         note_en, note_zh = _bilingual(row, data, "note")
     if docs_say is not None and docs_say != expected and note_en is None:
-        raise ClaimsError(f"{row}: docs_say differs from expected, so a note must explain it")
+        raise row.error("docs_say", "docs_say differs from expected, so a note must explain it")
     issues = data.get("issues", [])
     if not isinstance(issues, list) or not all(
         isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in issues
     ):
-        raise ClaimsError(f"{row}: issues must be a list of positive issue numbers")
+        raise row.error(
+            "issues", f"issues must be a list of positive issue numbers, got {issues!r}"
+        )
     requires = data.get("requires")
     if requires is not None and requires not in REQUIREMENTS:
-        raise ClaimsError(f"{row}: requires must be one of {REQUIREMENTS}, got {requires!r}")
+        raise row.error("requires", f"requires must be one of {REQUIREMENTS}, got {requires!r}")
     framework = data.get("framework", "torch")
     if framework not in FRAMEWORK_MODULES:
-        raise ClaimsError(
-            f"{row}: framework must be one of {sorted(FRAMEWORK_MODULES)}, got {framework!r}"
+        raise row.error(
+            "framework",
+            f"framework must be one of {sorted(FRAMEWORK_MODULES)}, got {framework!r}",
         )
     source_en = source_zh = None
     if "source" in data:
         source_en, source_zh = _bilingual(row, data, "source")
     if requires is not None and source_en is None and framework != "torch":
-        raise ClaimsError(f"{row}: a row that cannot be verified everywhere must name its source")
+        raise row.error("source", "a row that cannot be verified everywhere must name its source")
     reproduce = _text(row, data, "reproduce")
     if not reproduce.startswith(">>> "):
-        raise ClaimsError(f"{row}: reproduce must be a '>>> ' example that can run as a doctest")
+        raise row.error("reproduce", "reproduce must be a '>>> ' example that can run as a doctest")
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
     argument_en, argument_zh = _bilingual(row, data, "argument")
     return Claim(
@@ -331,14 +524,37 @@ def _parse_one(index: int, data: Mapping[str, Any]) -> Claim:
 
 
 def parse_claims(data: Mapping[str, Any]) -> list[Claim]:
-    """Validate parsed TOML (a table with a ``claims`` array) and return the claims in order."""
+    """Validate parsed TOML (a table with a ``claims`` array) and return the claims in order.
+
+    Raises:
+        ClaimsError: the table holds anything but a non-empty ``claims`` array of tables, a row
+            is malformed, or two rows share an id; the message names the row and the field.
+    """
+    extra = sorted(set(data) - {"claims"})
+    if extra:
+        raise ClaimsError(
+            f"unknown top-level key(s) {extra}; the file holds only [[claims]] rows",
+            field=extra[0],
+        )
     rows = data.get("claims")
-    if not isinstance(rows, Sequence) or not rows:
-        raise ClaimsError("the claims file must hold a non-empty [[claims]] array")
+    if rows is None:
+        raise ClaimsError(
+            "no [[claims]] rows: the file must hold a non-empty [[claims]] array", field="claims"
+        )
+    if not isinstance(rows, list) or not rows:
+        raise ClaimsError(
+            f"claims must be a non-empty array of tables ([[claims]] rows), got {rows!r}",
+            field="claims",
+        )
     claims = [_parse_one(index, row) for index, row in enumerate(rows, start=1)]
-    seen: set[str] = set()
-    for claim in claims:
-        if claim.id in seen:
-            raise ClaimsError(f"claim id {claim.id!r} appears twice")
-        seen.add(claim.id)
+    first: dict[str, int] = {}
+    for index, claim in enumerate(claims, start=1):
+        if claim.id in first:
+            raise ClaimsError(
+                f"id {claim.id!r} appears twice: claim #{first[claim.id]} has it too",
+                field="id",
+                row=index,
+                claim_id=claim.id,
+            )
+        first[claim.id] = index
     return claims
