@@ -29,6 +29,10 @@ import attention
 
 DOCS = Path(__file__).resolve().parent
 sys.path.insert(0, str(DOCS / "_ext"))
+# The pages' hidden cells import docs/_ext/figure_glue.py (the kernel inherits the environment).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    [str(DOCS / "_ext"), *filter(None, [os.environ.get("PYTHONPATH")])]
+)
 
 # Figures drawn by code cells read this matplotlibrc (the kernel inherits the environment): it
 # fixes the SVG hash salt and the resolution.  PNG output from Agg carries no date, and nox sets

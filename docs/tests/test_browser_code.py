@@ -81,10 +81,7 @@ def _open(session: Browser, language: str, path: str) -> Page:
 # once the cause is fixed the test passes, xfail_strict turns that into a failure, and the entry
 # here has to go.
 CUT_ELSEWHERE = {
-    "lesson/05-single-head.html": "the included package source has a 94-character line",
     "reference/api.html": "docstring examples in src/attention are wider than the box",
-    "reference/mask-semantics.html": "the table's Reproduce snippets sit in a ~325 px box",
-    "reference/cross-framework-masks.html": "the table's Reproduce snippets sit in a ~325 px box",
 }
 FIT_PAGES = [
     pytest.param(path, marks=pytest.mark.xfail(reason=CUT_ELSEWHERE[path], strict=True))
