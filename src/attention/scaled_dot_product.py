@@ -117,6 +117,9 @@ def scaled_dot_product_attention(
 ) -> tuple[Tensor, Tensor]:
     r"""Single-head attention with the lesson's input contract; returns ``(output, weights)``.
 
+    Half-precision inputs are computed in float32 (scores, softmax, the weighted sum), as torch's
+    CPU kernels do, and returned in their own dtype.
+
     Args:
         query: ``[B, L, D]`` floating point.
         key: ``[B, S, D]``, same dtype and device.
@@ -126,9 +129,6 @@ def scaled_dot_product_attention(
         additive: optional **additive** float mask broadcastable to ``[B, L, S]``, added to the
             scores before the softmax (0 = keep, ``-inf`` = forbid, finite values = bias).
         scale: factor applied to :math:`QK^\top`; default :math:`1/\sqrt{D}`.
-
-    Half-precision inputs are computed in float32 (scores, softmax, the weighted sum), as torch's
-    CPU kernels do, and returned in their own dtype.
 
     Returns:
         ``output [B, L, Dv]`` and ``weights [B, L, S]``; each weights row sums to 1 and is exactly
