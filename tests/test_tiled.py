@@ -213,6 +213,29 @@ def test_a_scale_beyond_float16_is_fine_for_float16_inputs() -> None:
     torch.testing.assert_close(tiled_attention(q, k, v, scale=1e5), want)
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize(
+    "scores",
+    [
+        [-400.0, -380.0, 300.0, 310.0, -1000.0, 305.0],  # far below the start, then far above
+        [-120.0, -119.0, -118.0, -117.5, -150.0, -116.0],  # every score far below 0
+        [0.0, 1.0, 90.0, 95.0, 200.0, 0.5],  # each block's maximum far above the last one
+    ],
+)
+def test_blocks_whose_scores_lie_far_from_the_running_reference(
+    scores: list[float], dtype: torch.dtype
+) -> None:
+    # One query with D = 1 and scale 1: the scores are the keys themselves, visited two at a
+    # time, so the reference moves by hundreds between blocks; 2^(score - reference) must neither
+    # underflow every weight of a row (a first key far below 0) nor overflow (a jump far above).
+    query = torch.ones(1, 1, dtype=dtype)  # [L=1, D=1]
+    key = torch.tensor(scores, dtype=dtype)[:, None]  # [S=6, 1]
+    value = torch.arange(6, dtype=dtype)[:, None]  # [S=6, Dv=1]
+    tiled = tiled_attention(query, key, value, block_size=2, scale=1.0)
+    expected = torch.softmax(key.double().T, dim=-1) @ value.double()  # [1, 1]
+    torch.testing.assert_close(tiled.double(), expected, rtol=1e-5, atol=1e-6)
+
+
 @pytest.mark.parametrize("block_size", [0, -3, 2.0, True, "8", None])
 def test_block_size_must_be_a_positive_int(block_size: Any) -> None:
     q = torch.zeros(1, 3, 4)
