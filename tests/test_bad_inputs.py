@@ -7,7 +7,8 @@ names the replaced argument, or return a finite answer equal to torch's (within 
 rounding allows).  Anything else -- an ``AttributeError`` from inside torch, a NaN, a wrong
 number -- fails the case, and Hypothesis shrinks it to a minimal tensor or value.
 
-``tiled_attention`` has its own suite in test_tiled.py.
+``tiled_attention`` is walked here like the rest; its gradients and tiling have their own tests in
+test_tiled.py.
 """
 
 from __future__ import annotations
@@ -205,6 +206,70 @@ SPECS: dict[str, Spec] = {
         examples=150,
     ),
 }
+
+
+@st.composite
+def _tiled_args(draw: st.DrawFn) -> Args:
+    dtype = draw(st.sampled_from(FLOAT_DTYPES))
+    leading = tuple(draw(st.lists(st.integers(1, 2), max_size=2)))
+    length, source, width, width_v = (draw(st.integers(1, 5)) for _ in range(4))
+
+    def floats(*shape: int) -> st.SearchStrategy[Tensor]:
+        return tensors(dtypes=[dtype], shape=(*leading, *shape), elements=MODERATE, meta=False)
+
+    mask_shape = draw(st.sampled_from([(length, source), (*leading, 1, source), (source,)]))
+    return {
+        "query": draw(floats(length, width)),
+        "key": draw(floats(source, width)),
+        "value": draw(floats(source, width_v)),
+        "allowed": draw(
+            st.one_of(st.none(), tensors(dtypes=[torch.bool], shape=mask_shape, meta=False))
+        ),
+        "block_size": draw(st.integers(1, 6)),
+        "scale": draw(st.one_of(st.none(), st.floats(0.1, 2.0))),
+    }
+
+
+def _tiled_oracle(args: Args, result: object) -> None:
+    query, key, value = args["query"], args["key"], args["value"]
+    assert isinstance(query, Tensor)
+    assert isinstance(key, Tensor)
+    assert isinstance(value, Tensor)
+    assert isinstance(result, Tensor)
+    factor = _factor(args, query.shape[-1])
+    allowed = args["allowed"]
+    bias = torch.zeros(query.shape[-2], key.shape[-2], dtype=torch.float64)
+    if isinstance(allowed, Tensor):
+        bias = bias.masked_fill(~allowed, -math.inf)
+    q, k, v = query.double(), key.double(), value.double()
+    expected = F.scaled_dot_product_attention(q, k, v, attn_mask=bias, scale=factor)
+    tolerance = TOLERANCE[query.dtype] + _slack(query, key, factor)
+    assert result.dtype == query.dtype
+    assert result.shape == expected.shape
+    _close(result, expected, tolerance * max(1.0, float(v.abs().max())) * key.shape[-2])
+
+
+SPECS["tiled_attention"] = Spec(
+    _tiled_args(),
+    lambda a: attention.tiled_attention(
+        a["query"],  # type: ignore[arg-type]
+        a["key"],  # type: ignore[arg-type]
+        a["value"],  # type: ignore[arg-type]
+        a["allowed"],  # type: ignore[arg-type]
+        block_size=a["block_size"],  # type: ignore[arg-type]
+        scale=a["scale"],  # type: ignore[arg-type]
+    ),
+    _tiled_oracle,
+    {
+        "query": ANY_TENSOR,
+        "key": ANY_TENSOR,
+        "value": ANY_TENSOR,
+        "allowed": tensors(dtypes=[torch.bool, torch.uint8, torch.float32]),
+        "block_size": INTS,
+        "scale": SCALES,
+    },
+    examples=150,
+)
 
 
 # -- multi-head ------------------------------------------------------------------------------------
@@ -847,7 +912,7 @@ def test_every_public_callable_has_a_spec() -> None:
     public = {
         name
         for name in attention.__all__
-        if callable(getattr(attention, name)) and name not in ("AttentionCost", "tiled_attention")
+        if callable(getattr(attention, name)) and name != "AttentionCost"
     }
     assert public <= set(SPECS), f"no bad-input spec for {sorted(public - set(SPECS))}"
 
