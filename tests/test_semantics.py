@@ -254,8 +254,17 @@ def test_only_selects_by_id_prefix_and_rejects_unknown_ids(
     assert {row["id"] for row in document["rows"]} == {
         claim.id for claim in CLAIMS if claim.id.startswith("bias.")
     }
-    with pytest.raises(KeyError, match="no claim id matches"):
-        main(["--only", "sdpa.attn_mask.boo"])
+    capsys.readouterr()
+    assert main(["--only", "sdpa.attn_mask.boo"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.count("\n") == 1  # one line, no traceback
+    assert captured.err.startswith(
+        "error: --only 'sdpa.attn_mask.boo' (did you mean sdpa.attn_mask.bool, "
+    )
+    assert captured.err.endswith(
+        "no claim id is or starts with it; python -m attention.semantics lists every id\n"
+    )
 
 
 def test_an_empty_run_is_a_failure() -> None:

@@ -9,7 +9,7 @@ reason, and do not fail the run.  Without ``--all`` none of those frameworks is 
 
 A claims file that cannot be read or is malformed is reported in one line on stderr,
 ``error: <file>:<line>: claim #<n> ('<id>'): <what is wrong>``, with exit status 2, before any
-probe runs.
+probe runs; so is an ``--only`` id that no row has.
 """
 
 from __future__ import annotations
@@ -22,7 +22,13 @@ from collections.abc import Sequence
 from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
 from attention.semantics.record import make_ecosystem_record, make_record, write_record
 from attention.semantics.registry import installed_versions
-from attention.semantics.report import exit_status, format_table, run, to_json
+from attention.semantics.report import (
+    UnknownClaimIdError,
+    exit_status,
+    format_table,
+    run,
+    to_json,
+)
 
 __all__ = ["main"]
 
@@ -75,7 +81,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClaimsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    results = run([*claims, *ecosystem], only=args.only)
+    try:
+        results = run([*claims, *ecosystem], only=args.only)
+    except UnknownClaimIdError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     versions = installed_versions() if args.all else None
     if args.json:
         print(json.dumps(to_json(results, versions=versions), indent=2, ensure_ascii=False))

@@ -17,6 +17,7 @@ not installed here (``jax``, ``transformers``, ...) is *skipped* the same way, w
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from attention.semantics.registry import Probe, missing_framework, probes_for
 __all__ = [
     "RowResult",
     "Status",
+    "UnknownClaimIdError",
     "exit_status",
     "format_table",
     "missing_requirement",
@@ -68,8 +70,17 @@ def missing_requirement(requirement: str | None) -> str | None:
     return None
 
 
+class UnknownClaimIdError(KeyError):
+    """An ``--only`` id that no claim has, or starts with."""
+
+    def __str__(self) -> str:  # KeyError's own str() would quote the whole message
+        return str(self.args[0])
+
+
 def select(claims: Sequence[Claim], only: Iterable[str] | None) -> list[Claim]:
     """The claims whose id equals, or starts with ``prefix + "."``, any of ``only`` (all if None).
+
+    Raises :class:`UnknownClaimIdError` for an id that matches no claim, naming the closest ids.
 
     >>> from attention.semantics.claims import load_claims
     >>> [claim.id for claim in select(load_claims(), ["mha.key_padding_mask"])]
@@ -87,7 +98,15 @@ def select(claims: Sequence[Claim], only: Iterable[str] | None) -> list[Claim]:
         p for p in prefixes if not any(c.id == p or c.id.startswith(p + ".") for c in claims)
     ]
     if unmatched:
-        raise KeyError(f"no claim id matches {unmatched}")
+        ids = [claim.id for claim in claims]
+        hints = []
+        for prefix in unmatched:
+            near = difflib.get_close_matches(prefix, ids, n=3, cutoff=0.6)
+            hints.append(f"{prefix!r}" + (f" (did you mean {', '.join(near)}?)" if near else ""))
+        raise UnknownClaimIdError(
+            f"--only {', '.join(hints)}: no claim id is or starts with it; "
+            "python -m attention.semantics lists every id"
+        )
     return chosen
 
 
