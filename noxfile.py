@@ -3,14 +3,25 @@
 Every session installs with the pins in ``conf/constraints.txt``; torch is always pinned, so no
 environment ever resolves an unpinned (multi-GB CUDA) torch.  Set ``ATTENTION_TORCH`` to a pip
 requirement such as ``torch==2.5.1`` to test another torch on your own machine.
+
+The sessions that need the package share one virtual environment, ``.nox/dev``: torch and the
+documentation toolchain are installed once, and each session adds only the extras it needs the
+first time it runs.  The environment is rebuilt from scratch when ``conf/constraints.txt`` or
+``pyproject.toml`` changes, and after each install ``conf/check_pins.py`` fails on any package
+that arrived without a pin.  ``lint`` (ruff only) and ``semantics_ecosystem`` (other frameworks)
+keep environments of their own.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import logging
 import os
 import re
 import shutil
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 import nox
@@ -27,6 +38,16 @@ nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
 nox.options.sessions = ["lint", "typecheck", "tests", "semantics", "doctest", "docs", "browser"]
 
+# nox looks for uv even when every environment uses pip, and logs "uv binary not found." when it
+# is absent: noise, since uv is never used here (it would not take the pinned local torch build).
+logging.getLogger("nox").addFilter(lambda record: record.getMessage() != "uv binary not found.")
+
+# Sessions declared with venv_backend=SHARED get no environment from nox: each calls _use_env,
+# which runs it in the shared environment DEV_ENV.
+SHARED = "none"
+DEV_ENV = ROOT / ".nox" / "dev"
+_OUTER_PATH = os.environ.get("PATH", "")
+
 
 def _constraints(session: nox.Session) -> str:
     """The constraints file, with the torch pin replaced when ATTENTION_TORCH is set."""
@@ -42,9 +63,82 @@ def _constraints(session: nox.Session) -> str:
     return str(path)
 
 
+def _python311(session: nox.Session) -> str:
+    """A Python 3.11 interpreter for the shared environment (the project's Python)."""
+    if sys.version_info[:2] == (3, 11):
+        return sys.executable
+    found = shutil.which("python3.11")
+    if found is None:
+        session.error("the sessions need Python 3.11: put python3.11 on PATH")
+    return found
+
+
+def _use_env(
+    session: nox.Session, extras: Iterable[str] = (), packages: Iterable[str] = ()
+) -> None:
+    """Run the rest of ``session`` in the shared environment, after adding what it lacks.
+
+    ``extras`` of the package (installed editable) and other ``packages`` are installed with the
+    constraints, with pip's own output (the first install takes minutes), only when the
+    environment does not hold them yet.  A torch override (ATTENTION_TORCH) gets an environment
+    of its own, so switching back to the pinned torch reinstalls nothing.
+    """
+    constraints = _constraints(session)
+    override = os.environ.get("ATTENTION_TORCH", "").strip()
+    venv = DEV_ENV
+    if override:
+        venv = venv.with_name(f"dev-{re.sub(r'[^A-Za-z0-9.]+', '-', override)}")
+    python = venv / "bin" / "python"
+    stamp = venv / "installed.json"
+    inputs = hashlib.sha256(
+        Path(constraints).read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+    ).hexdigest()
+    state = json.loads(stamp.read_text()) if stamp.is_file() else {}
+    if state.get("inputs") != inputs or not python.is_file():
+        if venv.exists():
+            session.log(f"{venv}: the pins or pyproject.toml changed, rebuilding it")
+            shutil.rmtree(venv)
+        state = {"inputs": inputs, "extras": [], "packages": []}
+    missing_extras = sorted(set(extras) - set(state["extras"]))
+    missing_packages = sorted(set(packages) - set(state["packages"]))
+    if missing_extras or missing_packages:
+        if not python.is_file():
+            session.log(f"creating the shared environment {venv}")
+            session.run(_python311(session), "-m", "venv", str(venv), external=True)
+            # pip, setuptools (torch needs it) and the build backend (hatchling; editables for
+            # an editable install) at their pinned versions: the package is then built without
+            # build isolation, from pinned packages only.
+            _pip(session, python, constraints, "pip", "setuptools", "hatchling", "editables")
+        wanted = sorted({*state["extras"], *extras})
+        editable = ("-e", f".[{','.join(wanted)}]") if missing_extras else ()
+        session.log(f"installing into {venv}: {' '.join([*editable, *missing_packages])}")
+        _pip(session, python, constraints, "--no-build-isolation", *editable, *missing_packages)
+        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), constraints, external=True)
+        added = sorted({*state["packages"], *packages})
+        state = {"inputs": inputs, "extras": wanted, "packages": added}
+        stamp.write_text(json.dumps(state, indent=1) + "\n")
+    # nox finds a session's programs on the PATH of its own process
+    os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), _OUTER_PATH])
+    os.environ["VIRTUAL_ENV"] = str(venv)
+
+
+def _pip(session: nox.Session, python: Path, constraints: str, *args: str) -> None:
+    """pip install into ``python``'s environment, every version from the constraints."""
+    session.run(
+        str(python),
+        "-m",
+        "pip",
+        "install",
+        "-c",
+        constraints,
+        *args,
+        external=True,
+    )
+
+
 def _install(session: nox.Session, extras: str) -> None:
-    """Install the package (editable) with ``extras``, every version from the constraints."""
-    session.install("-c", _constraints(session), "-e", f".[{extras}]")
+    """Install the package (editable) with ``extras`` into the shared environment and use it."""
+    _use_env(session, extras=extras.split(","))
 
 
 def _pytest(
@@ -63,21 +157,21 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
-@nox.session(python="3.11")
+@nox.session(venv_backend=SHARED)
 def typecheck(session: nox.Session) -> None:
     """mypy --strict over src/."""
     _install(session, "typecheck,plots")
     session.run("mypy", "--strict", "src/attention")
 
 
-@nox.session(python="3.11")
+@nox.session(venv_backend=SHARED)
 def tests(session: nox.Session) -> None:
     """pytest + Hypothesis: the package against torch, every error path, every builder."""
     _install(session, "test,plots")
     _pytest(session, "tests", *(session.posargs or ["tests", f"--ignore={NOTEBOOK_TESTS}"]))
 
 
-@nox.session(python="3.11", default=False)
+@nox.session(venv_backend=SHARED, default=False)
 def bench(session: nox.Session) -> None:
     """Dense vs tiled vs torch's kernels, T = 512 … 8192: writes docs/_data/benchmark.json.
 
@@ -125,7 +219,7 @@ def _sphinx(
     )
 
 
-@nox.session(python="3.11")
+@nox.session(venv_backend=SHARED)
 def doctest(session: nox.Session) -> None:
     """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/.
 
@@ -156,7 +250,7 @@ def _remove_stale_pages() -> None:
                 page.unlink()
 
 
-@nox.session(python="3.11")
+@nox.session(venv_backend=SHARED)
 def docs(session: nox.Session) -> None:
     """Run the pages' doctests, build the site in English and Chinese (-W -n), check it.
 
@@ -198,12 +292,12 @@ def docs(session: nox.Session) -> None:
     session.log(f"open {SITE / 'index.html'}")
 
 
-@nox.session(python="3.11", requires=["docs"])
+@nox.session(venv_backend=SHARED, requires=["docs"])
 def browser(session: nox.Session) -> None:
     """The built site in headless Chromium (Debian's, never a downloaded one), offline."""
     if not Path(CHROMIUM).is_file():
         session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
-    session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
+    _install(session, "browser")
     _pytest(
         session,
         "browser",
@@ -213,12 +307,12 @@ def browser(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11", default=False, requires=["docs"])
+@nox.session(venv_backend=SHARED, default=False, requires=["docs"])
 def screenshots(session: nox.Session) -> None:
     """Every page of both languages at 1280 px and 390 px wide: PNG in docs/_build/screenshots."""
     if not Path(CHROMIUM).is_file():
         session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
-    session.install("-c", str(CONSTRAINTS), "playwright", "pytest")
+    _install(session, "browser")
     out = DOCS_BUILD / "screenshots"
     shutil.rmtree(out, ignore_errors=True)  # no screenshot left over from a removed page
     session.run(
@@ -226,14 +320,13 @@ def screenshots(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11", default=False)
+@nox.session(venv_backend=SHARED, default=False)
 def serve(session: nox.Session) -> None:
     """Live preview at http://127.0.0.1:8000, rebuilt on every save (sphinx-autobuild).
 
     English by default; ``nox -s serve -- -D language=zh_CN`` previews the Chinese pages.
     """
-    _install(session, "docs")
-    session.install("-c", str(CONSTRAINTS), "sphinx-autobuild")
+    _use_env(session, extras=["docs"], packages=["sphinx-autobuild"])
     session.run(
         "sphinx-autobuild",
         *("-n", "--keep-going", "-d", str(DOCS_BUILD / "doctrees" / "serve")),
@@ -245,7 +338,7 @@ def serve(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11", default=False)
+@nox.session(venv_backend=SHARED, default=False)
 def translations(session: nox.Session) -> None:
     """Refresh the zh_CN catalogues from the English pages, then show what is left to translate.
 
@@ -268,7 +361,7 @@ def translations(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11", default=False)
+@nox.session(venv_backend=SHARED, default=False)
 def reproducible(session: nox.Session) -> None:
     """Build both languages twice from scratch, code cells re-executed, and compare every byte."""
     _install(session, "docs")
@@ -303,7 +396,7 @@ SEMANTICS_TESTS = (
 )
 
 
-@nox.session(python="3.11")
+@nox.session(venv_backend=SHARED)
 def semantics(session: nox.Session) -> None:
     """Every claim in conf/semantics.toml against the pinned torch; fails naming each bad row.
 

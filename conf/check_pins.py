@@ -1,0 +1,83 @@
+"""Fail when the running environment holds a package that the constraints files do not pin.
+
+    python conf/check_pins.py conf/constraints.txt [more constraints files ...]
+
+Every distribution installed in the environment of the interpreter that runs this script (pip,
+setuptools and the build backend included) must be pinned with ``==`` in one of the files, at
+the version installed; a local version label (``2.13.0+cpu``) satisfies a pin without one, as it
+does for pip.  The project's own editable install is not checked.  The nox environments run it
+after each install, and so does the Read the Docs build, so a package that slips in unpinned
+breaks the build instead of making it depend on the day it ran.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import re
+import sys
+from pathlib import Path
+
+OWN = "attention-textbook"
+
+
+def normalise(name: str) -> str:
+    """The PEP 503 form of a distribution name: ``Jinja2`` and ``jinja2`` are one package."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def read_pins(paths: list[Path]) -> dict[str, str]:
+    """``{normalised name: version}`` of every ``name==version`` line in the files."""
+    pins: dict[str, str] = {}
+    for path in paths:
+        for number, raw in enumerate(path.read_text().splitlines(), start=1):
+            line = raw.split("#", 1)[0].strip()
+            if not line:
+                continue
+            match = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)", line)
+            if match is None:
+                raise SystemExit(f"{path}:{number}: not an exact pin (name==version): {raw!r}")
+            pins[normalise(match[1])] = match[2]
+    return pins
+
+
+def unpinned(pins: dict[str, str]) -> list[str]:
+    """One line per installed distribution that no pin covers, or installed at another version."""
+    problems = []
+    for dist in importlib.metadata.distributions():
+        name = normalise(dist.metadata["Name"])
+        if name == OWN:
+            continue
+        installed = dist.version
+        pinned = pins.get(name)
+        if pinned is None:
+            problems.append(f"{name} {installed} is installed but not pinned")
+        elif installed.split("+", 1)[0] != pinned.split("+", 1)[0]:
+            problems.append(f"{name} {installed} is installed but pinned at {pinned}")
+    return sorted(set(problems))
+
+
+def main(argv: list[str]) -> int:
+    """Check the environment against the constraints files named in ``argv``."""
+    if not argv:
+        print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
+        return 2
+    paths = [Path(arg) for arg in argv]
+    for path in paths:
+        if not path.is_file():
+            print(f"check_pins: no constraints file {path}", file=sys.stderr)
+            return 2
+    problems = unpinned(read_pins(paths))
+    names = ", ".join(str(path) for path in paths)
+    if problems:
+        print(f"packages installed without a pin in {names}:", file=sys.stderr)
+        for problem in problems:
+            print(f"  {problem}", file=sys.stderr)
+        print("pin each one there (name==version)", file=sys.stderr)
+        return 1
+    count = sum(1 for _ in importlib.metadata.distributions())
+    print(f"check_pins: every package of this environment ({count}) is pinned in {names}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
