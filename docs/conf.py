@@ -94,6 +94,7 @@ extensions = [
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
     "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
+    "citation",  # docs/_ext/citation.py: the Cite page's examples, from this build
 ]
 
 exclude_patterns = [
@@ -177,6 +178,9 @@ html_last_updated_fmt: str | None = None  # no build timestamps: builds are repr
 html_copy_source = False
 html_show_sourcelink = False
 html_theme_options = {"top_of_page_buttons": []}
+# Read the Docs gives each build its canonical address (…/en/latest/, …/zh-cn/latest/): every page
+# then names its canonical URL, and the Cite page's examples start there.  Local builds have none.
+html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
 # MathJax 4 from docs/_static/vendor (docs/_vendor/README.md), never from a CDN.  Only the
 # loader, TeX input, CommonHTML output and hidden MathML for screen readers are loaded: the

@@ -1,0 +1,167 @@
+"""The citation examples of the "Cite" page, computed when the site is built.
+
+``{citation-examples}`` renders the address of a page, of a section and of a mask-table row of
+*this* build, then a BibTeX entry and a ``CITATION.cff`` record for the row, filled in with the
+site version (``attention.__version__``, the one version of the project) and the torch release
+that ran the pages' examples::
+
+    ```{citation-examples}
+    :page: lesson/04-boolean-mask-semantics
+    :section: three-mask-conventions
+    :row: sdpa.attn_mask.bool
+    ```
+
+``:section:`` and ``:row:`` are labels (a section's explicit target, a mask-table row's id); a
+page or label that the site lacks is a build warning, so the examples cannot point nowhere.
+
+The addresses start at the site's canonical URL: Read the Docs sets
+``READTHEDOCS_CANONICAL_URL`` (``…/en/latest/``) for each build, and docs/conf.py passes it as
+``html_baseurl``.  A local build has none, so the examples use the documentation address in
+``[project.urls]`` of pyproject.toml, in the build's language, at ``latest``.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+from docutils import nodes
+from docutils.parsers.rst import directives
+from site_messages import _
+from site_support import LANGUAGES
+from sphinx.application import Sphinx
+from sphinx.environment import BuildEnvironment
+from sphinx.util import logging
+from sphinx.util.docutils import SphinxDirective
+from sphinx.util.typing import ExtensionMetadata
+
+import attention
+
+ROOT = Path(__file__).resolve().parents[2]
+CITATION_FILE = ROOT / "CITATION.cff"
+logger = logging.getLogger(__name__)
+
+
+def base_url(html_baseurl: str, language: str) -> str:
+    """Where this build's pages live: the canonical URL, or the documented site's ``latest``."""
+    if html_baseurl:
+        return html_baseurl.rstrip("/") + "/"
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        documentation = tomllib.load(file)["project"]["urls"]["Documentation"]
+    return f"{documentation.rstrip('/')}/{LANGUAGES[language][2]}/latest/"
+
+
+def cff_record(text: str, version: str, url: str) -> str:
+    """``CITATION.cff`` without its comments, with this build's version and address."""
+    lines = [line for line in text.splitlines() if not line.startswith("#")]
+    titles = [number for number, line in enumerate(lines) if line.startswith("title:")]
+    urls = [number for number, line in enumerate(lines) if line.startswith("url:")]
+    if len(titles) != 1 or len(urls) != 1:
+        raise ValueError(f"{CITATION_FILE} needs one top-level title: and one url: line")
+    lines[urls[0]] = f'url: "{url}"'
+    lines.insert(titles[0] + 1, f'version: "{version}"')
+    return "\n".join(lines).strip() + "\n"
+
+
+def bibtex_entry(title: str, row: str, url: str, version: str, torch_release: str) -> str:
+    """A BibTeX ``@misc`` entry for one mask-table row of the site."""
+    return "\n".join(
+        [
+            f"@misc{{attention-textbook-{version}-{row},",
+            "  author       = {{attention contributors}},",
+            f"  title        = {{{title}, row {row}}},",
+            f"  howpublished = {{\\url{{{url}}}}},",
+            f"  version      = {{{version}}},",
+            f"  note         = {{site version {version}, torch {torch_release}}},",
+            "}",
+        ]
+    )
+
+
+class CitationExamples(SphinxDirective):
+    """The three kinds of address, a BibTeX entry and a CFF record, from this build."""
+
+    option_spec: ClassVar[dict[str, Any]] = {
+        "page": directives.unchanged_required,
+        "section": directives.unchanged_required,
+        "row": directives.unchanged_required,
+    }
+
+    def run(self) -> list[nodes.Node]:
+        for option in ("page", "section", "row"):
+            if option not in self.options:
+                raise self.error(f"citation-examples needs the :{option}: option")
+        config = self.env.config
+        base = base_url(config.html_baseurl, str(config.language))
+        version, torch_release = attention.__version__, torch.__version__
+        self.env.note_dependency(str(CITATION_FILE))
+        row = self.options["row"]
+
+        # The addresses are written in by _resolve, once every page's labels are known.
+        addresses = nodes.bullet_list(classes=["citation-addresses"])
+        for kind, target in (
+            (_("a page"), ("page", self.options["page"])),
+            (_("a section"), ("label", self.options["section"])),
+            (_("a mask-table row"), ("label", row)),
+        ):
+            literal = nodes.literal("", "", citation_target=target, citation_base=base)
+            addresses += nodes.list_item("", nodes.paragraph("", f"{kind}: ", literal))
+        facts = nodes.paragraph("", "")
+        facts += nodes.Text(_("Site version") + ": ")
+        facts += nodes.literal(version, version)
+        facts += nodes.Text("; " + _("torch release of this build") + ": ")
+        facts += nodes.literal(torch_release, torch_release)
+        bibtex = {"title": str(config.html_title), "row": row, "version": version}
+        bibtex["torch"] = torch_release
+        cff = cff_record(CITATION_FILE.read_text(encoding="utf-8"), version, base)
+        blocks: list[nodes.Node] = [addresses, facts]
+        for caption, block in (
+            ("BibTeX", nodes.literal_block("", "", language="bibtex", citation_bibtex=bibtex)),
+            ("CITATION.cff", nodes.literal_block(cff, cff, language="yaml")),
+        ):
+            container = nodes.container("", literal_block=True, classes=["literal-block-wrapper"])
+            container += nodes.caption(caption, caption)
+            container += block
+            blocks.append(container)
+        return blocks
+
+
+def _relative_url(env: BuildEnvironment, target: tuple[str, str]) -> str | None:
+    """``page.html`` or ``page.html#anchor`` of a page name or a label; None if there is none."""
+    kind, name = target
+    if kind == "page":
+        return f"{name}.html" if name in env.found_docs else None
+    domain = env.domains.standard_domain
+    found = domain.labels.get(name) or domain.anonlabels.get(name)
+    return None if found is None else f"{found[0]}.html#{found[1]}"
+
+
+def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Write the absolute addresses into the examples; warn about a target the site lacks."""
+    row_url = ""
+    for literal in list(doctree.findall(nodes.literal)):
+        if "citation_target" not in literal:
+            continue
+        kind, name = literal["citation_target"]
+        relative = _relative_url(app.env, (kind, name))
+        if relative is None:
+            logger.warning(f"citation-examples: the site has no {kind} {name!r}", location=literal)
+            relative = ""
+        row_url = literal["citation_base"] + relative  # the row comes last
+        literal += nodes.Text(row_url)
+    for block in list(doctree.findall(nodes.literal_block)):
+        if "citation_bibtex" in block:
+            fields = block["citation_bibtex"]
+            text = bibtex_entry(
+                fields["title"], fields["row"], row_url, fields["version"], fields["torch"]
+            )
+            block.rawsource = text
+            block += nodes.Text(text)
+
+
+def setup(app: Sphinx) -> ExtensionMetadata:
+    app.add_directive("citation-examples", CitationExamples)
+    app.connect("doctree-resolved", _resolve)
+    return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
