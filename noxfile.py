@@ -386,6 +386,28 @@ def reproducible(session: nox.Session) -> None:
     )
 
 
+@nox.session(venv_backend=SHARED, default=False)
+def readthedocs(session: nox.Session) -> None:
+    """Build the site as Read the Docs does, from .readthedocs.yaml alone, in a fresh clone.
+
+    Clones the committed HEAD, installs with the configuration's own commands into a new
+    environment, builds both languages with Read the Docs' environment variables and checks
+    their canonical links (docs/_tools/readthedocs.py).  Offline, point the CPU torch index at a
+    local one: ``nox -s readthedocs -- --index-for https://download.pytorch.org/whl/cpu=URL``.
+    """
+    _install(session, "docs")
+    work = Path(session.create_tmp()) / "readthedocs"
+    shutil.rmtree(work, ignore_errors=True)
+    session.run("git", "clone", "--quiet", str(ROOT), str(work / "checkout"), external=True)
+    session.run(
+        "python",
+        "docs/_tools/readthedocs.py",
+        str(work / "checkout"),
+        str(work / "out"),
+        *session.posargs,
+    )
+
+
 # -- mask semantics -------------------------------------------------------------------------------
 
 SEMANTICS_TESTS = (

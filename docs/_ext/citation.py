@@ -107,8 +107,10 @@ class CitationExamples(SphinxDirective):
             (_("a mask-table row"), ("label", row)),
         ):
             literal = nodes.literal("", "", citation_target=target, citation_base=base)
-            addresses += nodes.list_item("", nodes.paragraph("", f"{kind}: ", literal))
-        facts = nodes.paragraph("", "")
+            item = nodes.paragraph("", f"{kind}: ", literal, translatable=False)
+            addresses += nodes.list_item("", item)
+        # already in the build's language: not a message for the page's catalogue
+        facts = nodes.paragraph("", "", translatable=False)
         facts += nodes.Text(_("Site version") + ": ")
         facts += nodes.literal(version, version)
         facts += nodes.Text("; " + _("torch release of this build") + ": ")

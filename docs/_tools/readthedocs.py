@@ -1,0 +1,82 @@
+"""Build the site the way Read the Docs does, from .readthedocs.yaml alone, in a fresh folder.
+
+    python docs/_tools/readthedocs.py CHECKOUT OUT [--index-for URL=REPLACEMENT ...]
+
+CHECKOUT is a clean clone of the repository (no caches, no environments); OUT receives a new
+virtual environment and the HTML of each language.  The steps are Read the Docs' for a project
+with ``build.jobs.install``: a fresh environment, the configured install commands run in the
+checkout, then ``python -m sphinx -T -W --keep-going -b html -D language=<language>`` for the
+English project and for its Chinese translation, with the environment variables Read the Docs
+sets (``READTHEDOCS``, ``READTHEDOCS_VERSION``, ``READTHEDOCS_LANGUAGE``,
+``READTHEDOCS_CANONICAL_URL``).  ``--index-for`` replaces a package index the install commands
+name, for a machine that cannot reach it (the local CPU torch wheel instead of PyTorch's CPU
+index, for example).  It fails if a step fails, or if a built page lacks its canonical link.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tomllib
+import venv
+from pathlib import Path
+
+import yaml
+
+# Read the Docs language slug of each Sphinx language of the site (docs/_ext/site_support.py)
+LANGUAGES = {"en": "en", "zh_CN": "zh-cn"}
+VERSION = "latest"
+
+
+def main() -> int:
+    """Run the install jobs and the two builds; report the canonical URL of each."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("checkout", type=Path)
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--index-for", action="append", default=[], metavar="URL=REPLACEMENT")
+    args = parser.parse_args()
+    checkout, out = args.checkout.resolve(), args.out.resolve()
+    config = yaml.safe_load((checkout / ".readthedocs.yaml").read_text())
+    wanted = config["build"]["tools"]["python"]
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if running != wanted:
+        print(f"readthedocs: .readthedocs.yaml asks for Python {wanted}, this is {running}")
+        return 2
+
+    environment = out / "venv"
+    venv.create(environment, with_pip=True, clear=True)
+    env = dict(os.environ, PATH=f"{environment / 'bin'}{os.pathsep}{os.environ['PATH']}")
+    env["VIRTUAL_ENV"] = str(environment)
+    for command in config["build"]["jobs"]["install"]:
+        for replacement in args.index_for:
+            url, _, local = replacement.partition("=")
+            command = command.replace(url, local)
+        print(f"readthedocs: $ {command}", flush=True)
+        subprocess.run(command, shell=True, cwd=checkout, env=env, check=True)
+
+    with open(checkout / "pyproject.toml", "rb") as file:
+        site = tomllib.load(file)["project"]["urls"]["Documentation"].rstrip("/")
+    configuration = Path(config["sphinx"]["configuration"])
+    for language, slug in LANGUAGES.items():
+        canonical = f"{site}/{slug}/{VERSION}/"
+        build_env = dict(env, READTHEDOCS="True", READTHEDOCS_VERSION=VERSION)
+        build_env.update(READTHEDOCS_LANGUAGE=slug, READTHEDOCS_CANONICAL_URL=canonical)
+        html = out / "html" / language
+        command = ["python", "-m", "sphinx", "-T", "-b", "html", "-D", f"language={language}"]
+        if config["sphinx"].get("fail_on_warning"):
+            command += ["-W", "--keep-going"]
+        command += ["-d", str(out / "doctrees" / language), str(configuration.parent), str(html)]
+        print(f"readthedocs: $ {' '.join(command)}", flush=True)
+        subprocess.run(command, cwd=checkout, env=build_env, check=True)
+        link = f'<link rel="canonical" href="{canonical}index.html" />'
+        if link not in (html / "index.html").read_text():
+            print(f"readthedocs: {html / 'index.html'} lacks {link}")
+            return 1
+        print(f"readthedocs: {language} built in {html}, canonical {canonical}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
