@@ -119,14 +119,12 @@ class CitationExamples(SphinxDirective):
         bibtex["torch"] = torch_release
         cff = cff_record(CITATION_FILE.read_text(encoding="utf-8"), version, base)
         blocks: list[nodes.Node] = [addresses, facts]
-        for caption, block in (
+        for label, block in (
             ("BibTeX", nodes.literal_block("", "", language="bibtex", citation_bibtex=bibtex)),
             ("CITATION.cff", nodes.literal_block(cff, cff, language="yaml")),
         ):
-            container = nodes.container("", literal_block=True, classes=["literal-block-wrapper"])
-            container += nodes.caption(caption, caption)
-            container += block
-            blocks.append(container)
+            blocks += [nodes.paragraph("", "", nodes.strong(label, label), translatable=False)]
+            blocks.append(block)
         return blocks
 
 
