@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.metadata
 import re
 import sys
+import sysconfig
 from pathlib import Path
 
 OWN = "attention-textbook"
@@ -40,19 +41,29 @@ def read_pins(paths: list[Path]) -> dict[str, str]:
     return pins
 
 
+def installed() -> list[importlib.metadata.Distribution]:
+    """The distributions installed in this environment's site-packages.
+
+    Not every folder on ``sys.path``: once setuptools is imported, its vendored copies (with
+    their own metadata) are on the path too, and they are part of setuptools, not installs.
+    """
+    folders = sorted({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
+    return list(importlib.metadata.distributions(path=folders))
+
+
 def unpinned(pins: dict[str, str]) -> list[str]:
     """One line per installed distribution that no pin covers, or installed at another version."""
     problems = []
-    for dist in importlib.metadata.distributions():
+    for dist in installed():
         name = normalise(dist.metadata["Name"])
         if name == OWN:
             continue
-        installed = dist.version
+        version = dist.version
         pinned = pins.get(name)
         if pinned is None:
-            problems.append(f"{name} {installed} is installed but not pinned")
-        elif installed.split("+", 1)[0] != pinned.split("+", 1)[0]:
-            problems.append(f"{name} {installed} is installed but pinned at {pinned}")
+            problems.append(f"{name} {version} is installed but not pinned")
+        elif version.split("+", 1)[0] != pinned.split("+", 1)[0]:
+            problems.append(f"{name} {version} is installed but pinned at {pinned}")
     return sorted(set(problems))
 
 
@@ -74,7 +85,7 @@ def main(argv: list[str]) -> int:
             print(f"  {problem}", file=sys.stderr)
         print("pin each one there (name==version)", file=sys.stderr)
         return 1
-    count = sum(1 for _ in importlib.metadata.distributions())
+    count = len(installed())
     print(f"check_pins: every package of this environment ({count}) is pinned in {names}")
     return 0
 

@@ -90,6 +90,15 @@ def test_check_pins_names_an_unpinned_and_a_mispinned_package() -> None:
     assert any(p.startswith("pytest ") and p.endswith("but pinned at 0.0.1") for p in problems)
 
 
+def test_check_pins_ignores_the_copies_that_setuptools_vendors() -> None:
+    import setuptools  # puts setuptools/_vendor, with its packages' metadata, on sys.path
+
+    assert setuptools.__version__ == check_pins.read_pins([CONSTRAINTS])["setuptools"]
+    names = {check_pins.normalise(dist.metadata["Name"]) for dist in check_pins.installed()}
+    assert "attention-textbook" in names
+    assert "autocommand" not in names
+
+
 def test_check_pins_as_a_command(tmp_path: Path) -> None:
     script = str(ROOT / "conf" / "check_pins.py")
     ok = subprocess.run([sys.executable, script, str(CONSTRAINTS)], capture_output=True, text=True)
