@@ -123,6 +123,8 @@ class CitationExamples(SphinxDirective):
             ("BibTeX", nodes.literal_block("", "", language="bibtex", citation_bibtex=bibtex)),
             ("CITATION.cff", nodes.literal_block(cff, cff, language="yaml")),
         ):
+            # a record holds whole addresses: wrapped on screen (site.css), copied as it is
+            block["classes"].append("citation-record")
             blocks += [nodes.paragraph("", "", nodes.strong(label, label), translatable=False)]
             blocks.append(block)
         return blocks
