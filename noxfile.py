@@ -392,8 +392,9 @@ def readthedocs(session: nox.Session) -> None:
 
     Clones the committed HEAD, installs with the configuration's own commands into a new
     environment, builds both languages with Read the Docs' environment variables and checks
-    their canonical links (docs/_tools/readthedocs.py).  Offline, point the CPU torch index at a
-    local one: ``nox -s readthedocs -- --index-for https://download.pytorch.org/whl/cpu=URL``.
+    their canonical links (docs/_tools/readthedocs.py).  Where PyTorch's CPU index is out of
+    reach, pass a replacement for that part of the install commands:
+    ``nox -s readthedocs -- "--replace=--index-url https://download.pytorch.org/whl/cpu=..."``.
     """
     _install(session, "docs")
     work = Path(session.create_tmp()) / "readthedocs"

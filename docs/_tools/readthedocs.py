@@ -1,6 +1,6 @@
 """Build the site the way Read the Docs does, from .readthedocs.yaml alone, in a fresh folder.
 
-    python docs/_tools/readthedocs.py CHECKOUT OUT [--index-for URL=REPLACEMENT ...]
+    python docs/_tools/readthedocs.py CHECKOUT OUT [--replace=TEXT=REPLACEMENT ...]
 
 CHECKOUT is a clean clone of the repository (no caches, no environments); OUT receives a new
 virtual environment and the HTML of each language.  The steps are Read the Docs' for a project
@@ -8,9 +8,10 @@ with ``build.jobs.install``: a fresh environment, the configured install command
 checkout, then ``python -m sphinx -T -W --keep-going -b html -D language=<language>`` for the
 English project and for its Chinese translation, with the environment variables Read the Docs
 sets (``READTHEDOCS``, ``READTHEDOCS_VERSION``, ``READTHEDOCS_LANGUAGE``,
-``READTHEDOCS_CANONICAL_URL``).  ``--index-for`` replaces a package index the install commands
-name, for a machine that cannot reach it (the local CPU torch wheel instead of PyTorch's CPU
-index, for example).  It fails if a step fails, or if a built page lacks its canonical link.
+``READTHEDOCS_CANONICAL_URL``).  ``--replace`` rewrites part of the install commands for a machine
+that cannot reach an index they name: ``--replace="--index-url
+https://download.pytorch.org/whl/cpu=--no-index --find-links /opt/wheels"`` takes the CPU torch
+from a local folder instead of PyTorch's CPU index.  It fails if a step fails, or if a built page lacks its canonical link.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("out", type=Path)
-    parser.add_argument("--index-for", action="append", default=[], metavar="URL=REPLACEMENT")
+    parser.add_argument("--replace", action="append", default=[], metavar="TEXT=REPLACEMENT")
     args = parser.parse_args()
     checkout, out = args.checkout.resolve(), args.out.resolve()
     config = yaml.safe_load((checkout / ".readthedocs.yaml").read_text())
@@ -50,9 +51,9 @@ def main() -> int:
     env = dict(os.environ, PATH=f"{environment / 'bin'}{os.pathsep}{os.environ['PATH']}")
     env["VIRTUAL_ENV"] = str(environment)
     for command in config["build"]["jobs"]["install"]:
-        for replacement in args.index_for:
-            url, _, local = replacement.partition("=")
-            command = command.replace(url, local)
+        for replacement in args.replace:
+            text, _, local = replacement.partition("=")
+            command = command.replace(text, local)
         print(f"readthedocs: $ {command}", flush=True)
         subprocess.run(command, shell=True, cwd=checkout, env=env, check=True)
 
