@@ -11,7 +11,8 @@ sets (``READTHEDOCS``, ``READTHEDOCS_VERSION``, ``READTHEDOCS_LANGUAGE``,
 ``READTHEDOCS_CANONICAL_URL``).  ``--replace`` rewrites part of the install commands for a machine
 that cannot reach an index they name: ``--replace="--index-url
 https://download.pytorch.org/whl/cpu=--no-index --find-links /opt/wheels"`` takes the CPU torch
-from a local folder instead of PyTorch's CPU index.  It fails if a step fails, or if a built page lacks its canonical link.
+from a local folder instead of PyTorch's CPU index.  It fails if a step fails, or if a built
+page lacks its canonical link.
 """
 
 from __future__ import annotations
