@@ -11,14 +11,15 @@ sets (``READTHEDOCS``, ``READTHEDOCS_VERSION``, ``READTHEDOCS_LANGUAGE``,
 ``READTHEDOCS_CANONICAL_URL``).  ``--replace`` rewrites part of the install commands for a machine
 that cannot reach an index they name: ``--replace="--index-url
 https://download.pytorch.org/whl/cpu=--no-index --find-links /opt/wheels"`` takes the CPU torch
-from a local folder instead of PyTorch's CPU index.  It fails if a step fails, or if a built
-page lacks its canonical link.
+from a local folder instead of PyTorch's CPU index.  It fails if a step fails, if a built
+home page lacks its canonical link, or if the Cite page's addresses start elsewhere.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -72,9 +73,14 @@ def main() -> int:
         command += ["-d", str(out / "doctrees" / language), str(configuration.parent), str(html)]
         print(f"readthedocs: $ {' '.join(command)}", flush=True)
         subprocess.run(command, cwd=checkout, env=build_env, check=True)
-        link = f'<link rel="canonical" href="{canonical}index.html" />'
-        if link not in (html / "index.html").read_text():
-            print(f"readthedocs: {html / 'index.html'} lacks {link}")
+        page = (html / "index.html").read_text()
+        link = f'<link rel="canonical" href="{canonical}index.html"'
+        if not re.search(re.escape(link) + r"\s*/?>", page):
+            print(f"readthedocs: {html / 'index.html'} lacks {link}>")
+            return 1
+        cite = re.sub(r"<span[^>]*>|</span>", "", (html / "cite.html").read_text())
+        if not re.search(r"<code[^>]*>" + re.escape(canonical), cite):
+            print(f"readthedocs: the Cite page's addresses do not start at {canonical}")
             return 1
         print(f"readthedocs: {language} built in {html}, canonical {canonical}")
     return 0
