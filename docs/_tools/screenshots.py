@@ -16,6 +16,8 @@ import argparse
 import functools
 import http.server
 import os
+import shutil
+import subprocess
 import sys
 import tempfile
 import threading
@@ -40,11 +42,26 @@ def pages(site: Path, language: str) -> list[str]:
     )
 
 
+def has_chinese_font() -> bool:
+    """Whether fontconfig knows a font with Chinese glyphs (without one, zh pages show boxes)."""
+    if shutil.which("fc-list") is None:
+        return True  # no fontconfig to ask: leave it to the eye
+    listed = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False)
+    return bool(listed.stdout.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", type=Path, help="the built site: docs/_build/html")
     parser.add_argument("out", type=Path, help="where the PNG files go")
     args = parser.parse_args(argv)
+    if not has_chinese_font():
+        print(
+            "error: no font with Chinese glyphs is installed, so the zh_CN screenshots would show "
+            "empty boxes; install one (Debian: apt-get install fonts-noto-cjk)",
+            file=sys.stderr,
+        )
+        return 2
     chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
     handler = functools.partial(_QuietHandler, directory=str(args.site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
