@@ -26,7 +26,8 @@ def _load_paths() -> ModuleType:
     spec = importlib.util.spec_from_file_location(
         "attention_paths", ROOT / "src" / "attention" / "semantics" / "paths.py"
     )
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # its dataclass looks its module up while being defined
     spec.loader.exec_module(module)
@@ -355,6 +356,7 @@ def semantics_matrix(session: nox.Session, torch: str) -> None:
     cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
     session.run(*cli, "--record")
     _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
+
 
 # -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
 # Transformers, about 1 GB, and runs them) -------------------------------------------------------

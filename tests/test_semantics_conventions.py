@@ -28,8 +28,8 @@ from attention import (
     mha_attn_mask_to_allowed,
     mha_key_padding_mask_to_allowed,
 )
-from attention.semantics.probes import mha, sdpa
 from attention.semantics.claims import load_claims
+from attention.semantics.probes import mha, sdpa
 
 EXPECTED = {claim.id: claim.expected for claim in load_claims()}
 
@@ -105,9 +105,7 @@ def test_key_padding_converter_follows_the_table() -> None:
 def test_converted_key_padding_masks_exactly_the_padding(path: mha.MhaPath) -> None:
     for length in (1, 2, 3):
         allowed = key_padding_allowed([length], 3)  # [B=1, 1, S]
-        weights = mha.mha_weights(
-            path, key_padding_mask=allowed_to_mha_key_padding_mask(allowed)
-        )
+        weights = mha.mha_weights(path, key_padding_mask=allowed_to_mha_key_padding_mask(allowed))
         assert torch.equal(weights > 0, allowed[0].expand(3, 3)), (path, length)
 
 

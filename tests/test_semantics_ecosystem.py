@@ -21,14 +21,6 @@ from typing import Any
 import pytest
 
 from attention.semantics import record
-from attention.semantics.probes import (
-    flash_attn_func,
-    flax_linen,
-    jax_nn,
-    keras_mha,
-    transformers_bert,
-    xformers_bias,
-)
 from attention.semantics.__main__ import main
 from attention.semantics.claims import (
     Claim,
@@ -37,6 +29,14 @@ from attention.semantics.claims import (
     load_claims,
     load_ecosystem_claims,
     parse_claims,
+)
+from attention.semantics.probes import (
+    flash_attn_func,
+    flax_linen,
+    jax_nn,
+    keras_mha,
+    transformers_bert,
+    xformers_bias,
 )
 from attention.semantics.record import (
     claims_digest,

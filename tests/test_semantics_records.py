@@ -53,7 +53,9 @@ def disagreements(record: dict[str, Any], claims: list[Claim], release: str | No
             problems.append(f"{claim.id}: not verified, but it needs no special hardware")
         elif row["status"] not in ("ok", "not_verified"):
             problems.append(f"{claim.id}: recorded as {row['status']}")
-    problems += [f"{extra}: in the record, not in the claims" for extra in set(rows) - {c.id for c in claims}]
+    problems += [
+        f"{extra}: in the record, not in the claims" for extra in set(rows) - {c.id for c in claims}
+    ]
     return problems
 
 

@@ -11,12 +11,13 @@ both languages) says where the behaviour changed; :func:`expected_for` gives the
 any release.
 
 In a source checkout the file is ``conf/semantics.toml``; an installed wheel carries a copy inside
-this package (:func:`attention.semantics.paths.claims_file`).  :func:`load_claims` finds either, validates every field and raises
-:class:`ClaimsError` at the first problem, naming the file, the line, the row and its id, and the
-field.  The rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers) live
-beside it in ``conf/semantics-ecosystem.toml``, read by :func:`load_ecosystem_claims`;
-:func:`load_all_claims` reads both and checks that no id appears in both.  A row in the wrong file
-(a JAX row among the PyTorch rows, a PyTorch row among the others) is an error.
+this package (:func:`attention.semantics.paths.claims_file`).  :func:`load_claims` finds either,
+validates every field and raises :class:`ClaimsError` at the first problem, naming the file, the
+line, the row and its id, and the field.  The rows about other frameworks (JAX, Flax, Keras,
+Transformers, flash-attn, xFormers) live beside it in ``conf/semantics-ecosystem.toml``, read by
+:func:`load_ecosystem_claims`; :func:`load_all_claims` reads both and checks that no id appears in
+both.  A row in the wrong file (a JAX row among the PyTorch rows, a PyTorch row among the others) is
+an error.
 
 >>> claims = load_claims()
 >>> by_id = {claim.id: claim for claim in claims}
@@ -49,11 +50,11 @@ __all__ = [
     "default_claims_path",
     "ecosystem_claims_path",
     "expected_for",
-    "release_tuple",
     "load_all_claims",
     "load_claims",
     "load_ecosystem_claims",
     "parse_claims",
+    "release_tuple",
 ]
 
 VOCABULARY: Mapping[str, str] = {
@@ -277,8 +278,10 @@ class Claim:
 
 
 def expected_for(claim: Claim, release: str) -> str:
-    """What ``claim`` expects on torch ``release`` (``X.Y.Z``): the last change in effect, else
-    ``claim.expected``.  Rows about other frameworks have no changes: always ``expected``.
+    """What ``claim`` expects on torch ``release`` (``X.Y.Z``).
+
+    The expectation of the last change in effect on that release, else ``claim.expected``; rows
+    about other frameworks have no changes.
 
     A release newer than every recorded one gets the latest expectation; the caller says so
     (:func:`attention.semantics.report.release_context`).
@@ -606,8 +609,8 @@ def _changes(row: _Row, data: object, expected: str, framework: str) -> tuple[Ch
         unknown = set(item) - _CHANGE_FIELDS
         if unknown:
             raise row.error(
-                "changes", f"unknown field(s) {sorted(unknown)} in changes; known: "
-                f"{sorted(_CHANGE_FIELDS)}"
+                "changes",
+                f"unknown field(s) {sorted(unknown)} in changes; known: {sorted(_CHANGE_FIELDS)}",
             )
         since = item.get("since")
         if not isinstance(since, str) or not _SINCE.match(since):

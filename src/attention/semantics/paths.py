@@ -62,7 +62,7 @@ _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
 
 
 def claims_file(name: str) -> Path:
-    """The claims file ``name``: the copy packaged in a wheel, else ``conf/<name>``.
+    """The ``conf/`` file ``name`` a wheel carries: the packaged copy, else ``conf/<name>``.
 
     The path is returned even when neither exists; reading it then reports the missing file.
 
@@ -105,8 +105,12 @@ class TorchRelease:
     constraints: Path | None
 
 
-def torch_releases(path: Path = RELEASES) -> list[TorchRelease]:
-    """The releases listed in ``path``, in file order; raises ValueError naming a bad entry."""
+def torch_releases(path: Path | None = None) -> list[TorchRelease]:
+    """The releases listed in ``path`` (default: the packaged copy, else :data:`RELEASES`).
+
+    In file order; raises ValueError naming a bad entry.
+    """
+    path = path if path is not None else claims_file(RELEASES.name)
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     releases: list[TorchRelease] = []
     for index, entry in enumerate(data.get("releases", []), start=1):

@@ -93,7 +93,9 @@ def _module_source(name: str) -> str:
 
 
 def _probes_digest(framework: str) -> str:
-    text = "".join(_module_source(name) for name in (*SHARED_MODULES, *FRAMEWORK_MODULES[framework]))
+    text = "".join(
+        _module_source(name) for name in (*SHARED_MODULES, *FRAMEWORK_MODULES[framework])
+    )
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 

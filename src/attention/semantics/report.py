@@ -74,7 +74,9 @@ class RowResult:
     @property
     def expected(self) -> str:
         """What the row expects on :attr:`release` (the claim's ``expected`` without one)."""
-        return self.claim.expected if self.release is None else expected_for(self.claim, self.release)
+        return (
+            self.claim.expected if self.release is None else expected_for(self.claim, self.release)
+        )
 
 
 @dataclass(frozen=True)
@@ -100,8 +102,12 @@ def release_context(
 
     >>> release_context("2.14.1", ["2.13.0", "2.14.1"]).note is None
     True
-    >>> print(release_context("2.15.0", ["2.13.0", "2.14.1"]).note)
-    torch 2.15.0 is newer than every verified release (2.13.0, 2.14.1): compared with the expectations for 2.14.1
+    >>> context = release_context("2.15.0", ["2.13.0", "2.14.1"])
+    >>> context.compared_with
+    '2.14.1'
+    >>> print(context.note)  # doctest: +NORMALIZE_WHITESPACE
+    torch 2.15.0 is newer than every verified release (2.13.0, 2.14.1):
+    compared with the expectations for 2.14.1
     """
     installed = paths.release_of(version if version is not None else torch.__version__)
     if verified is None:
@@ -116,7 +122,9 @@ def release_context(
             f"the expectations for {ordered[-1]}"
         )
         return ReleaseContext(installed, ordered[-1], ordered, note)
-    position = "older than every" if release_tuple(installed) < release_tuple(ordered[0]) else "not a"
+    position = (
+        "older than every" if release_tuple(installed) < release_tuple(ordered[0]) else "not a"
+    )
     note = (
         f"torch {installed} is {position} verified release ({listed}): compared with the "
         f"expectations stated for {installed}, not verified on it"

@@ -1,11 +1,12 @@
 """Probes for the flash-attn package's ``flash_attn_func``: they need a CUDA device and flash-attn.
 
 flash-attn has no CPU kernel, so on a machine without CUDA these rows are reported as not verified
-and the table cites the source they rest on instead (the package's README, "2.1: Change behavior
-of causal flag").  Where a CUDA device and flash-attn are present the probes run like every other:
-the shared zero queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`),
-float16 (the kernels take half precision only), so the output is the weight matrix.  ``flash_attn`` is fetched when a probe runs; :data:`DEVICE` and
-:data:`DTYPE` are module settings so the tests can run the probes against a stand-in on the CPU.
+and the table cites the source they rest on instead (the package's README, "2.1: Change behavior of
+causal flag").  Where a CUDA device and flash-attn are present the probes run like every other: the
+shared zero queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`), float16
+(the kernels take half precision only), so the output is the weight matrix.  ``flash_attn`` is
+fetched when a probe runs; :data:`DEVICE` and :data:`DTYPE` are module settings so the tests can run
+the probes against a stand-in on the CPU.
 """
 
 from __future__ import annotations

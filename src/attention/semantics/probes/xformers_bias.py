@@ -3,8 +3,8 @@
 ``xformers.ops.memory_efficient_attention`` runs on CUDA, and xFormers' wheels are built against
 one torch release each, so neither is available beside the pinned CPU torch.  Without them these
 rows are reported as not verified, and the table cites their source (the bias classes' docstrings
-in ``xformers/ops/fmha/attn_bias.py``).  With them the probes call the real kernel on the shared zero
-queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`, layout
+in ``xformers/ops/fmha/attn_bias.py``).  With them the probes call the real kernel on the shared
+zero queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`, layout
 ``[B, M, H, K]``), so the output is the weight matrix.
 :data:`DEVICE` and :data:`DTYPE` are module settings so the tests can use a stand-in on the CPU.
 """
