@@ -73,7 +73,7 @@ class RowResult:
 
     @property
     def expected(self) -> str:
-        """What the row expects on :attr:`release` (the claim's ``expected`` without one)."""
+        """What the row expects on ``release`` (the claim's ``expected`` without one)."""
         return (
             self.claim.expected if self.release is None else expected_for(self.claim, self.release)
         )
