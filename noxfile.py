@@ -346,16 +346,17 @@ def semantics_matrix(session: nox.Session, torch: str) -> None:
     """Every claims row and every page doctest on each torch release of conf/torch-releases.toml.
 
     One environment per release, installed with conf/constraints.txt (torch line replaced) and the
-    release's own pins for the packages its wheel brings; refuses to run on any other torch, then
-    writes conf/records/torch-<release>.json after a run with no failing row.  Not in the default
+    release's own pins for the packages its wheel brings; refuses to run on any other torch, runs
+    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json.  Not in the default
     run: a CUDA build of torch is several GB.
     """
     release = next(r for r in RELEASES if r.torch == torch)
     extra = ("-c", str(release.constraints)) if release.constraints else ()
     session.install("-c", _constraints(session, f"torch=={torch}"), *extra, "-e", ".[test,plots]")
     cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
-    session.run(*cli, "--record")
+    session.run(*cli)  # every row, before anything else runs in this environment
     _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
+    session.run(*cli, "--record")  # only once the rows and the pages' doctests passed
 
 
 # -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
