@@ -347,8 +347,8 @@ def semantics_matrix(session: nox.Session, torch: str) -> None:
 
     One environment per release, installed with conf/constraints.txt (torch line replaced) and the
     release's own pins for the packages its wheel brings; refuses to run on any other torch, runs
-    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json.  Not in the default
-    run: a CUDA build of torch is several GB.
+    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json.
+    Not in the default run: a CUDA build of torch is several GB.
     """
     release = next(r for r in RELEASES if r.torch == torch)
     extra = ("-c", str(release.constraints)) if release.constraints else ()
