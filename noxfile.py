@@ -15,6 +15,7 @@ keep environments of their own.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 import logging
 import os
@@ -23,11 +24,28 @@ import shutil
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 
 import nox
 
 ROOT = Path(__file__).parent
-CONSTRAINTS = ROOT / "conf" / "constraints.txt"
+
+
+def _load_paths() -> ModuleType:
+    """attention.semantics.paths, from its file: it knows where every conf/ file lives."""
+    spec = importlib.util.spec_from_file_location(
+        "attention_paths", ROOT / "src" / "attention" / "semantics" / "paths.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks its module up while being defined
+    spec.loader.exec_module(module)
+    return module
+
+
+paths = _load_paths()
+CONSTRAINTS = paths.CONSTRAINTS
 REPORTS = ROOT / "build" / "reports"
 # Executes the pages' notebooks: needs the docs extras, so `doctest` runs it, not `tests`.
 NOTEBOOK_TESTS = "tests/test_notebooks.py"
@@ -49,9 +67,9 @@ DEV_ENV = ROOT / ".nox" / "dev"
 _OUTER_PATH = os.environ.get("PATH", "")
 
 
-def _constraints(session: nox.Session) -> str:
-    """The constraints file, with the torch pin replaced when ATTENTION_TORCH is set."""
-    override = os.environ.get("ATTENTION_TORCH", "").strip()
+def _constraints(session: nox.Session, torch: str | None = None) -> str:
+    """The constraints file, with the torch pin replaced by ``torch`` or ATTENTION_TORCH if set."""
+    override = torch or os.environ.get("ATTENTION_TORCH", "").strip()
     if not override:
         return str(CONSTRAINTS)
     if not re.match(r"^torch\s*(==|===)", override):
@@ -59,7 +77,7 @@ def _constraints(session: nox.Session) -> str:
     text = re.sub(r"(?m)^torch==.*$", override, CONSTRAINTS.read_text())
     path = Path(session.create_tmp()) / "constraints.txt"
     path.write_text(text)
-    session.log(f"torch pin overridden by ATTENTION_TORCH: {override}")
+    session.log(f"torch pin overridden: {override}")
     return str(path)
 
 
@@ -425,25 +443,41 @@ def semantics(session: nox.Session) -> None:
 
     Prints the table (python -m attention.semantics), then runs the live rows, the reproduce
     snippets, the flipped-torch tests and the converter cross-checks under pytest, which writes
-    build/reports/semantics.xml.  ``nox -s semantics -- --record`` also rewrites the verification
-    record conf/semantics-verified.json that the site shows (only after a run with no failure).
+    build/reports/semantics.xml.  ``nox -s semantics -- --record`` also rewrites the record of the
+    installed release, conf/records/torch-<release>.json (only after a run with no failure).
     """
     _install(session, "test")
     record = "--record" in session.posargs
-    session.run(
-        "python",
-        "-m",
-        "attention.semantics",
-        *(("--record", "conf/semantics-verified.json") if record else ()),
-    )
+    session.run("python", "-m", "attention.semantics", *(("--record",) if record else ()))
     _pytest(session, "semantics", *SEMANTICS_TESTS)
+
+
+RELEASES = paths.torch_releases()
+
+
+@nox.session(python="3.11", default=False)
+@nox.parametrize("torch", [release.torch for release in RELEASES])
+def semantics_matrix(session: nox.Session, torch: str) -> None:
+    """Every claims row and every page doctest on each torch release of conf/torch-releases.toml.
+
+    One environment per release, installed with conf/constraints.txt (torch line replaced) and the
+    release's own pins for the packages its wheel brings; refuses to run on any other torch, runs
+    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json.
+    Not in the default run: a CUDA build of torch is several GB.
+    """
+    release = next(r for r in RELEASES if r.torch == torch)
+    extra = ("-c", str(release.constraints)) if release.constraints else ()
+    session.install("-c", _constraints(session, f"torch=={torch}"), *extra, "-e", ".[test,plots]")
+    cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
+    session.run(*cli)  # every row, before anything else runs in this environment
+    _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
+    session.run(*cli, "--record")  # only once the rows and the pages' doctests passed
 
 
 # -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
 # Transformers, about 1 GB, and runs them) -------------------------------------------------------
 
-ECOSYSTEM_CONSTRAINTS = ROOT / "conf" / "constraints-ecosystem.txt"
-ECOSYSTEM_RECORD = ROOT / "conf" / "semantics-ecosystem-verified.json"
+ECOSYSTEM_CONSTRAINTS = paths.ECOSYSTEM_CONSTRAINTS
 ECOSYSTEM_PACKAGES = ("jax", "jaxlib", "flax", "keras", "transformers")
 ECOSYSTEM_TESTS = ("tests/test_semantics_ecosystem.py", "tests/test_semantics_ecosystem_live.py")
 
@@ -454,7 +488,7 @@ def semantics_ecosystem(session: nox.Session) -> None:
 
     Installs them with conf/constraints.txt and conf/constraints-ecosystem.txt (torch stays
     pinned), runs every row of conf/semantics-ecosystem.toml -- failing on any mismatch or probe
-    error -- and rewrites the verification record conf/semantics-ecosystem-verified.json (package
+    error -- and rewrites the verification record conf/records/ecosystem.json (package
     versions, date, each row's result) that the site shows.  Then the live rows, their reproduce
     snippets and the flipped-framework tests run under pytest (build/reports/
     semantics-ecosystem.xml).  Rows that need a CUDA device stay "not verified" on a CPU machine.
@@ -470,7 +504,7 @@ def semantics_ecosystem(session: nox.Session) -> None:
         "python",
         "-m",
         "attention.semantics",
-        *("--all", "--record", str(ECOSYSTEM_RECORD)),
+        *("--all", "--record"),
         env=env,
     )
     _pytest(session, "semantics-ecosystem", *(session.posargs or ECOSYSTEM_TESTS), env=env)

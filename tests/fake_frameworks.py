@@ -25,7 +25,8 @@ import pytest
 import torch
 from torch import Tensor
 
-from attention.semantics import probes_flash_attn, probes_xformers, report
+from attention.semantics import report
+from attention.semantics.probes import flash_attn_func, xformers_bias
 
 
 @dataclass(frozen=True)
@@ -211,7 +212,7 @@ def on_this_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(
         report, "missing_requirement", lambda need: None if need == "cuda" else real(need)
     )
-    for module in (probes_flash_attn, probes_xformers):
+    for module in (flash_attn_func, xformers_bias):
         monkeypatch.setattr(module, "DEVICE", "cpu")
         monkeypatch.setattr(module, "DTYPE", torch.float64)
 

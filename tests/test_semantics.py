@@ -8,7 +8,6 @@ non-zero; a check that could not fail this way would prove nothing.
 
 from __future__ import annotations
 
-import datetime
 import json
 import re
 from pathlib import Path
@@ -17,18 +16,32 @@ from typing import Any
 import pytest
 import torch
 
-from attention.semantics import probes as torch_probes
 from attention.semantics.__main__ import main
-from attention.semantics.claims import VOCABULARY, Claim, ClaimsError, load_claims, parse_claims
+from attention.semantics.claims import (
+    VOCABULARY,
+    Claim,
+    ClaimsError,
+    expected_for,
+    load_claims,
+    parse_claims,
+)
+from attention.semantics.probes import TORCH_MODULES
 from attention.semantics.record import claims_digest, load_record, make_record
 from attention.semantics.registry import probes_for
-from attention.semantics.report import RowResult, exit_status, format_table, run
+from attention.semantics.report import (
+    RowResult,
+    exit_status,
+    format_table,
+    release_context,
+    run,
+)
 from tests import flipped_torch as flip
 
 ROOT = Path(__file__).resolve().parents[1]
 CLAIMS = load_claims()
 BY_ID = {claim.id: claim for claim in CLAIMS}
 CUDA = torch.cuda.is_available()
+RELEASE = release_context().compared_with
 
 REQUIRED = [
     "sdpa.attn_mask.bool",
@@ -54,7 +67,17 @@ REQUIRED = [
     "flex_attention.mask_mod",
 ]
 
-ROW_KEYS = {"id", "api", "argument", "expected", "observed", "ok", "status"}
+ROW_KEYS = {
+    "id",
+    "api",
+    "argument",
+    "expected",
+    "expected_for",
+    "changed_in",
+    "observed",
+    "ok",
+    "status",
+}
 OPTIONAL_ROW_KEYS = {"docs_say", "reason"}
 
 
@@ -87,15 +110,18 @@ def test_claims_and_probes_match_one_to_one() -> None:
 def test_every_public_probe_is_registered() -> None:
     # a probe written but never filed under a claim would silently never run
     registered = set(probes_for("torch").values())
-    for name in torch_probes.__all__:
-        value = getattr(torch_probes, name)
-        if callable(value) and name.islower():
-            assert value in registered, name
+    helpers = {"sdpa_weights", "mha_weights", "run_mha"}
+    for module in TORCH_MODULES:
+        for name in module.__all__:
+            value = getattr(module, name)
+            if callable(value) and name.islower() and name not in helpers:
+                assert value in registered, (module.__name__, name)
 
 
 def test_docs_disagreements_are_explained_in_both_languages() -> None:
     for claim in [c for c in CLAIMS if c.docs_say is not None]:
-        # docs_say is only for disagreement or silence; a note says what the docs say instead
+        # docs_say is only for disagreement or silence (on the oldest verified release, at
+        # least); a note says what the docs say instead
         assert claim.docs_say != claim.expected, claim.id
         assert claim.note_en, claim.id
         assert claim.note_zh, claim.id
@@ -186,29 +212,39 @@ def test_vocabulary_words_are_what_claims_use() -> None:
 def test_row_holds_on_this_torch(claim_id: str) -> None:
     claim = BY_ID[claim_id]
     (result,) = run([claim])
+    assert result.release == RELEASE
     if claim.requires == "cuda" and not CUDA:
         assert result.status == "not_verified"
         assert not result.ok
         assert result.observed is None
         pytest.skip(f"{claim_id}: {result.reason}")
     assert result.ok, (
-        f"{claim_id} ({claim.api}, {claim.argument}): expected {claim.expected!r}, "
-        f"observed {result.observed!r}"
+        f"{claim_id} ({claim.api}, {claim.argument}): expected "
+        f"{expected_for(claim, RELEASE)!r} on torch {RELEASE}, observed {result.observed!r}"
     )
 
 
 def test_json_document_has_exactly_the_promised_shape(capsys: pytest.CaptureFixture[str]) -> None:
     status, document = run_json(capsys)
     assert status == 0
-    assert set(document) == {"torch", "rows"}
+    assert set(document) == {"torch", "release", "rows"}
     assert document["torch"] == torch.__version__
+    context = release_context()
+    assert document["release"] == {
+        "installed": context.installed,
+        "compared_with": context.compared_with,
+        "verified": list(context.verified),
+        "note": context.note,
+    }
     assert [row["id"] for row in document["rows"]] == [claim.id for claim in CLAIMS]
     for row in document["rows"]:
         claim = BY_ID[row["id"]]
         assert ROW_KEYS <= set(row) <= ROW_KEYS | OPTIONAL_ROW_KEYS, row
         assert row["api"] == claim.api
         assert row["argument"] == claim.argument
-        assert row["expected"] == claim.expected
+        assert row["expected"] == expected_for(claim, RELEASE)
+        assert row["expected_for"] == RELEASE
+        assert row["changed_in"] == [change.since for change in claim.changes]
         assert isinstance(row["ok"], bool)
         assert ("docs_say" in row) == (claim.docs_say is not None)
         if row["status"] == "not_verified":
@@ -218,7 +254,7 @@ def test_json_document_has_exactly_the_promised_shape(capsys: pytest.CaptureFixt
         else:
             assert row["status"] == "ok"
             assert row["ok"] is True
-            assert row["observed"] == claim.expected
+            assert row["observed"] == expected_for(claim, RELEASE)
             assert "reason" not in row
     for claim_id in REQUIRED:
         (row,) = [r for r in document["rows"] if r["id"] == claim_id]
@@ -231,7 +267,9 @@ def test_human_readable_table_names_every_row(capsys: pytest.CaptureFixture[str]
     assert f"torch {torch.__version__}" in out
     for claim in CLAIMS:
         assert claim.id in out
-    assert "(docs say: error)" in out  # sdpa.is_causal_with_attn_mask
+    if expected_for(BY_ID["sdpa.is_causal_with_attn_mask"], RELEASE) == "ok":
+        assert "(docs say: error)" in out  # the release on which the kernels disagree
+    assert "(changed in 2.14)" in out
 
 
 def test_rows_needing_cuda_are_not_verified_here_and_strict_counts_them(
@@ -297,7 +335,7 @@ def test_human_readable_failure_names_the_row(
     assert "FAIL sdpa.attn_mask.bool" in out
     assert (
         "FAILED sdpa.attn_mask.bool (torch.nn.functional.scaled_dot_product_attention, "
-        "attn_mask (torch.bool)): expected 'allowed', observed 'forbidden'"
+        f"attn_mask (torch.bool)): expected 'allowed' on torch {RELEASE}, observed 'forbidden'"
     ) in out
 
 
@@ -434,23 +472,6 @@ def test_a_probe_cannot_report_a_path_it_did_not_take(
 # --- the verification record --------------------------------------------------------------------
 
 
-def test_the_committed_record_matches_the_claims_and_probes() -> None:
-    record = load_record()
-    assert record["claims_sha256"] == claims_digest(CLAIMS), (
-        "the claims or a probe changed since conf/semantics-verified.json was written; run "
-        "python -m attention.semantics --record conf/semantics-verified.json"
-    )
-    assert list(record["rows"]) == [claim.id for claim in CLAIMS]
-    assert record["torch"].split("+")[0] == pinned_torch()
-    datetime.date.fromisoformat(record["date"])  # the day of the run, shown on every row
-    for claim in CLAIMS:
-        recorded = record["rows"][claim.id]
-        if claim.requires is None:
-            assert recorded == {"status": "ok", "observed": claim.expected, "reason": None}
-        else:
-            assert recorded["status"] in ("ok", "not_verified"), claim.id
-
-
 def test_the_digest_changes_when_what_is_checked_changes() -> None:
     changed = [
         Claim(**{**vars(claim), "expected": "forbidden"})
@@ -470,9 +491,9 @@ def test_a_failing_or_partial_run_is_not_recorded() -> None:
         for r in results
     ]
     with pytest.raises(ValueError, match="failing rows"):
-        make_record(CLAIMS, bad)
+        make_record(CLAIMS, bad, claims_file="semantics.toml")
     with pytest.raises(ValueError, match="every claim"):
-        make_record(CLAIMS, results[:3])
+        make_record(CLAIMS, results[:3], claims_file="semantics.toml")
 
 
 def test_record_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -481,7 +502,36 @@ def test_record_round_trip(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
     record = load_record(target)
     assert record["claims_sha256"] == claims_digest(CLAIMS)
     assert record["torch"] == torch.__version__
+    assert record["versions"] == {"torch": torch.__version__}
+    assert record["claims"] == "semantics.toml"
     assert "wrote" in capsys.readouterr().err
+
+
+def test_require_torch_refuses_another_release(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--require-torch", "1.0.0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"error: torch {torch.__version__} is installed, not the required 1.0.0\n"
+    )
+    assert main(["--require-torch", release_context().installed, "--only", "sdpa.scale"]) == 0
+
+
+def test_a_newer_torch_is_compared_with_the_latest_verified_release(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verified = release_context().verified
+    monkeypatch.setattr(torch, "__version__", "99.0.0")
+    _, document = run_json(capsys, "--only", "sdpa.is_causal_with_attn_mask")
+    assert document["release"]["installed"] == "99.0.0"
+    assert document["release"]["compared_with"] == verified[-1]
+    assert "newer than every verified release" in document["release"]["note"]
+    for row in document["rows"]:
+        assert row["expected_for"] == verified[-1]
+        assert row["expected"] == expected_for(BY_ID[row["id"]], verified[-1])
+    capsys.readouterr()
+    main(["--only", "sdpa.scale"])
+    assert "note: torch 99.0.0 is newer than every verified release" in capsys.readouterr().out
 
 
 def test_format_table_counts_rows() -> None:

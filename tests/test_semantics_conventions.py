@@ -28,8 +28,8 @@ from attention import (
     mha_attn_mask_to_allowed,
     mha_key_padding_mask_to_allowed,
 )
-from attention.semantics import probes
 from attention.semantics.claims import load_claims
+from attention.semantics.probes import mha, sdpa
 
 EXPECTED = {claim.id: claim.expected for claim in load_claims()}
 
@@ -71,10 +71,10 @@ def test_mha_attn_mask_converter_follows_the_table() -> None:
         assert torch.equal(allowed_to_forbidden(allowed), as_argument(allowed, "forbidden"))
 
 
-@pytest.mark.parametrize("path", probes.MHA_PATHS)
-def test_converted_attn_mask_masks_exactly_the_excluded_keys(path: probes.MhaPath) -> None:
+@pytest.mark.parametrize("path", mha.MHA_PATHS)
+def test_converted_attn_mask_masks_exactly_the_excluded_keys(path: mha.MhaPath) -> None:
     for allowed in SAMPLE:
-        weights = probes._mha_weights(path, attn_mask=allowed_to_mha_attn_mask(allowed))
+        weights = mha.mha_weights(path, attn_mask=allowed_to_mha_attn_mask(allowed))
         assert torch.equal(weights > 0, allowed), (path, allowed)
 
 
@@ -101,20 +101,18 @@ def test_key_padding_converter_follows_the_table() -> None:
     assert torch.equal(mha_key_padding_mask_to_allowed(converted), allowed)
 
 
-@pytest.mark.parametrize("path", probes.MHA_PATHS)
-def test_converted_key_padding_masks_exactly_the_padding(path: probes.MhaPath) -> None:
+@pytest.mark.parametrize("path", mha.MHA_PATHS)
+def test_converted_key_padding_masks_exactly_the_padding(path: mha.MhaPath) -> None:
     for length in (1, 2, 3):
         allowed = key_padding_allowed([length], 3)  # [B=1, 1, S]
-        weights = probes._mha_weights(
-            path, key_padding_mask=allowed_to_mha_key_padding_mask(allowed)
-        )
+        weights = mha.mha_weights(path, key_padding_mask=allowed_to_mha_key_padding_mask(allowed))
         assert torch.equal(weights > 0, allowed[0].expand(3, 3)), (path, length)
 
 
 def test_sdpa_takes_the_package_convention_unchanged() -> None:
     convention = reading("sdpa.attn_mask.bool")
     for allowed in MASKS:
-        weights = probes._sdpa_weights(3, 3, attn_mask=as_argument(allowed, convention))
+        weights = sdpa.sdpa_weights(3, 3, attn_mask=as_argument(allowed, convention))
         assert torch.equal(weights > 0, allowed)
 
 
@@ -124,7 +122,7 @@ def test_moving_an_mha_mask_to_sdpa_needs_the_inversion_the_table_implies() -> N
     for allowed in SAMPLE:
         mha_mask = allowed_to_mha_attn_mask(allowed)
         bridged = mha_mask if same_polarity else forbidden_to_allowed(mha_mask)
-        weights = probes._sdpa_weights(3, 3, attn_mask=bridged)
+        weights = sdpa.sdpa_weights(3, 3, attn_mask=bridged)
         assert torch.equal(weights > 0, allowed)
 
 
@@ -134,9 +132,9 @@ def test_additive_converter_matches_both_apis_float_reading() -> None:
     for allowed in SAMPLE:
         additive = allowed_to_additive(allowed, torch.float64)
         uniform = allowed / allowed.sum(-1, keepdim=True)
-        assert torch.allclose(probes._sdpa_weights(3, 3, attn_mask=additive), uniform.double())
+        assert torch.allclose(sdpa.sdpa_weights(3, 3, attn_mask=additive), uniform.double())
         for path in ("need_weights_true", "need_weights_false"):
-            mha_weights = probes._mha_weights(path, attn_mask=additive)
+            mha_weights = mha.mha_weights(path, attn_mask=additive)
             assert torch.allclose(mha_weights, uniform.double()), path
 
 
@@ -144,7 +142,7 @@ def test_causal_builder_alignment_matches_is_causal() -> None:
     alignment = EXPECTED["sdpa.is_causal.alignment"]
     assert alignment in ("upper_left", "lower_right")
     for length, source in [(2, 4), (3, 3), (1, 5)]:
-        weights = probes._sdpa_weights(length, source, is_causal=True)
+        weights = sdpa.sdpa_weights(length, source, is_causal=True)
         assert torch.equal(weights > 0, causal_allowed(length, source, alignment=alignment))
 
 
@@ -160,7 +158,7 @@ def test_causal_builder_alignment_matches_torch_bias(claim_id: str, factory: obj
     assert alignment in ("upper_left", "lower_right")
     assert callable(factory)
     for length, source in [(2, 4), (3, 5)]:
-        weights = probes._sdpa_weights(length, source, attn_mask=factory(length, source))
+        weights = sdpa.sdpa_weights(length, source, attn_mask=factory(length, source))
         assert torch.equal(weights > 0, causal_allowed(length, source, alignment=alignment))
 
 

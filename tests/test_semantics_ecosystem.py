@@ -5,7 +5,7 @@ stand-ins of tests/fake_frameworks.py show that the JAX, Flax, flash-attn and xF
 a faithful library as the claims say and fail on one that differs; the Keras and Transformers
 probes are flipped against the real libraries in tests/test_semantics_ecosystem_live.py
 (``nox -s semantics_ecosystem``).  The record test is the guard that keeps the site honest: a
-claim or a probe that changes without a fresh conf/semantics-ecosystem-verified.json fails here.
+claim or a probe that changes without a fresh record fails in tests/test_semantics_records.py.
 """
 
 from __future__ import annotations
@@ -20,15 +20,7 @@ from typing import Any
 
 import pytest
 
-from attention.semantics import (
-    probes_flash_attn,
-    probes_flax,
-    probes_jax,
-    probes_keras,
-    probes_transformers,
-    probes_xformers,
-    record,
-)
+from attention.semantics import record
 from attention.semantics.__main__ import main
 from attention.semantics.claims import (
     Claim,
@@ -38,11 +30,18 @@ from attention.semantics.claims import (
     load_ecosystem_claims,
     parse_claims,
 )
+from attention.semantics.probes import (
+    flash_attn_func,
+    flax_linen,
+    jax_nn,
+    keras_mha,
+    transformers_bert,
+    xformers_bias,
+)
 from attention.semantics.record import (
-    default_ecosystem_record_path,
-    ecosystem_digest,
+    claims_digest,
     load_record,
-    make_ecosystem_record,
+    make_record,
 )
 from attention.semantics.registry import FRAMEWORK_MODULES, probes_for
 from attention.semantics.report import RowResult, exit_status, run
@@ -53,12 +52,12 @@ CLAIMS = load_ecosystem_claims()
 BY_ID = {claim.id: claim for claim in CLAIMS}
 FRAMEWORKS = sorted({claim.framework for claim in CLAIMS})
 MODULES = {
-    "jax": probes_jax,
-    "flax": probes_flax,
-    "keras": probes_keras,
-    "transformers": probes_transformers,
-    "flash_attn": probes_flash_attn,
-    "xformers": probes_xformers,
+    "jax": jax_nn,
+    "flax": flax_linen,
+    "keras": keras_mha,
+    "transformers": transformers_bert,
+    "flash_attn": flash_attn_func,
+    "xformers": xformers_bias,
 }
 
 REQUIRED = [
@@ -184,6 +183,16 @@ def test_docs_links_name_the_framework_documentation() -> None:
         assert claim.docs.startswith(hosts[claim.framework]), claim.id
 
 
+def ecosystem_pins() -> dict[str, str]:
+    pins = {}
+    for path in ("constraints.txt", "constraints-ecosystem.txt"):
+        for line in (ROOT / "conf" / path).read_text().splitlines():
+            if line and not line.startswith("#"):
+                name, version = line.split("==")
+                pins[re.sub(r"[-_.]+", "_", name).lower()] = version
+    return pins
+
+
 def test_the_transformers_docs_link_is_the_pinned_release() -> None:
     pins = ecosystem_pins()
     assert f"/transformers/v{pins['transformers']}/" in BY_ID["transformers.attention_mask"].docs
@@ -236,7 +245,7 @@ def test_rows_of_missing_frameworks_are_skipped_not_failed(
     hide(monkeypatch, "jax", "flax", "keras", "transformers", "flash_attn", "xformers")
     status, document = run_json(capsys, "--all")
     assert status == 0
-    assert set(document) == {"torch", "versions", "rows"}
+    assert set(document) == {"torch", "release", "versions", "rows"}
     rows = {row["id"]: row for row in document["rows"]}
     assert [row["id"] for row in document["rows"]] == [c.id for c in load_all_claims()]
     for claim in CLAIMS:
@@ -340,72 +349,39 @@ def test_a_probe_error_names_the_exception(monkeypatch: pytest.MonkeyPatch) -> N
 # --- the verification record ------------------------------------------------------------------
 
 
-def ecosystem_pins() -> dict[str, str]:
-    pins = {}
-    for path in ("constraints.txt", "constraints-ecosystem.txt"):
-        for line in (ROOT / "conf" / path).read_text().splitlines():
-            if line and not line.startswith("#"):
-                name, version = line.split("==")
-                pins[re.sub(r"[-_.]+", "_", name).lower()] = version
-    return pins
-
-
-def test_the_committed_record_matches_the_claims_and_probes() -> None:
-    saved = load_record(default_ecosystem_record_path())
-    assert saved["claims_sha256"] == ecosystem_digest(CLAIMS), (
-        "a cross-framework claim or probe changed since conf/semantics-ecosystem-verified.json "
-        "was written; run nox -s semantics_ecosystem"
-    )
-    assert list(saved["rows"]) == [claim.id for claim in CLAIMS]
-    for claim in CLAIMS:
-        recorded = saved["rows"][claim.id]
-        if claim.requires is None:
-            assert recorded == {"status": "ok", "observed": claim.expected, "reason": None}
-        else:
-            assert recorded["status"] in ("ok", "not_verified"), claim.id
-
-
-def test_the_record_states_the_pinned_versions_and_a_date() -> None:
-    saved = load_record(default_ecosystem_record_path())
-    pins = ecosystem_pins()
-    versions = saved["versions"]
-    for name in ("jax", "jaxlib", "flax", "keras", "transformers"):
-        assert versions[name] == pins[name], (name, versions[name], pins[name])
-    assert versions["torch"].split("+")[0] == pins["torch"]
-    assert saved["keras_backend"] == "jax"
-    datetime.date.fromisoformat(saved["date"])
-
-
 def test_the_digest_follows_what_is_checked_not_the_prose(monkeypatch: pytest.MonkeyPatch) -> None:
-    digest = ecosystem_digest(CLAIMS)
+    digest = claims_digest(CLAIMS)
     changed = [
         Claim(**{**vars(c), "expected": "forbidden"}) if c.id == REQUIRED[0] else c for c in CLAIMS
     ]
-    assert ecosystem_digest(changed) != digest
+    assert claims_digest(changed) != digest
     reworded = [Claim(**{**vars(c), "explanation_zh": c.explanation_zh + "。"}) for c in CLAIMS]
-    assert ecosystem_digest(reworded) == digest
+    assert claims_digest(reworded) == digest
     real = record._module_source
     monkeypatch.setattr(
-        record, "_module_source", lambda fw: real(fw) + ("\n# edited" if fw == "jax" else "")
+        record,
+        "_module_source",
+        lambda name: real(name) + ("\n# edited" if name.endswith(".jax_nn") else ""),
     )
-    assert ecosystem_digest(CLAIMS) != digest
+    assert claims_digest(CLAIMS) != digest
 
 
 def test_a_partial_failing_or_skipping_run_is_not_recorded() -> None:
     ok = [RowResult(c, "ok" if c.requires is None else "not_verified", c.expected) for c in CLAIMS]
-    assert (
-        make_ecosystem_record(CLAIMS, ok, today=datetime.date(2026, 1, 2))["date"] == "2026-01-02"
-    )
+    name = "semantics-ecosystem.toml"
+    made = make_record(CLAIMS, ok, claims_file=name, today=datetime.date(2026, 1, 2))
+    assert made["date"] == "2026-01-02"
+    assert set(made["versions"]) >= {"torch", "jax", "flax", "keras", "transformers"}
     with pytest.raises(ValueError, match="every claim"):
-        make_ecosystem_record(CLAIMS, ok[:-1])
+        make_record(CLAIMS, ok[:-1], claims_file=name)
     failing = [
         RowResult(r.claim, "mismatch", "forbidden") if i == 0 else r for i, r in enumerate(ok)
     ]
     with pytest.raises(ValueError, match="failing rows"):
-        make_ecosystem_record(CLAIMS, failing)
+        make_record(CLAIMS, failing, claims_file=name)
     skipped = [RowResult(r.claim, "skipped", None, "jax is not installed") for r in ok]
     with pytest.raises(ValueError, match="frameworks were skipped"):
-        make_ecosystem_record(CLAIMS, skipped)
+        make_record(CLAIMS, skipped, claims_file=name)
 
 
 def test_record_refuses_to_write_while_a_framework_is_missing(

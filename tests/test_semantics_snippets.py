@@ -2,6 +2,7 @@
 
 The snippets are what a reader copies from the table, so they are checked exactly like the
 claims: a snippet whose printed numbers stop matching torch fails here, naming its row and line.
+A row whose behaviour changed in a torch release runs the snippet for the installed release.
 """
 
 from __future__ import annotations
@@ -14,25 +15,28 @@ import pytest
 import torch
 
 from attention.semantics.claims import Claim, default_claims_path, load_claims
+from attention.semantics.report import release_context
 
 CLAIMS = load_claims()
 SOURCE = default_claims_path()
+RELEASE = release_context().compared_with
 
 
-def snippet_line(claim_id: str, source: Path = SOURCE) -> int:
-    """The line of the claims file where this claim's snippet starts (0-based, for doctest)."""
-    lines = Path(source).read_text(encoding="utf-8").splitlines()
-    start = lines.index(f'id = "{claim_id}"')
-    return next(n for n in range(start, len(lines)) if lines[n].startswith("reproduce = "))
+def snippet_line(claim_id: str, snippet: str, source: Path = SOURCE) -> int:
+    """The line of the claims file where this snippet of the claim starts (0-based, for doctest)."""
+    text = Path(source).read_text(encoding="utf-8")
+    found = text.find(snippet, text.index(f'id = "{claim_id}"'))
+    return text.count("\n", 0, found) - 1 if found >= 0 else 0
 
 
 def run_snippet(claim: Claim, source: Path = SOURCE) -> tuple[int, str]:
-    """Run the snippet as a doctest: the number of failed examples and the doctest report.
+    """Run the snippet for this release as a doctest: the failed examples and the report.
 
     ``source`` is the claims file the claim comes from, so a failure names its line.
     """
+    snippet = claim.reproduce_for(RELEASE)
     test = doctest.DocTestParser().get_doctest(
-        claim.reproduce, {}, claim.id, str(source), snippet_line(claim.id, source)
+        snippet, {}, claim.id, str(source), snippet_line(claim.id, snippet, source)
     )
     assert test.examples, f"{claim.id}: the snippet has no examples"
     runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)

@@ -1,8 +1,11 @@
 """The ``semantics-table`` directive: the mask-semantics claims as a table, one row per claim.
 
 The rows come from ``conf/semantics.toml`` through :mod:`attention.semantics.claims` (the same
-data ``python -m attention.semantics`` checks), and the torch release and the date each row was
-verified on come from the record ``conf/semantics-verified.json``.  In MyST::
+data ``python -m attention.semantics`` checks), and the result of each row on every verified torch
+release, with the date, from the records ``conf/records/torch-<release>.json`` (every path from
+:mod:`attention.semantics.paths`; framework metadata from :mod:`attention.semantics.registry`).
+A row whose behaviour changed between releases is marked "changed in X.Y", and
+``{semantics-changes}`` lists those rows.  In MyST::
 
     ```{semantics-table}
     :prefix: sdpa softmax
@@ -22,14 +25,16 @@ what was observed, what it means and the release(s) and date it was verified on;
 snippet that reproduces it.  The claim row's label carries the claim as its title, so a
 cross-reference (and the ``std:label`` in ``objects.inv``) reads as the claim.  The build warns
 (and ``-W`` fails) when a prefix matches no claim, when a claim is on no page or on two, and when
-the verification record does not match the claims and probes or states no date (run ``python -m
-attention.semantics --record conf/semantics-verified.json``).
+a verification record does not match the claims and probes, states no date, or a listed release
+has none (run ``nox -s semantics_matrix``).
 
 The rows about other frameworks come from ``conf/semantics-ecosystem.toml`` and their record
-from ``conf/semantics-ecosystem-verified.json`` (written by ``nox -s semantics_ecosystem``); a
-row shows the package versions it was verified on, and a row that needs a CUDA device shows
-"not verified here" and the source it rests on.  ``{semantics-record}`` renders that record's
-date and versions.
+from ``conf/records/ecosystem.json`` (written by ``nox -s semantics_ecosystem``); a row shows
+the package versions it was verified on, and a row that needs a CUDA device shows "not verified
+here" and the source it rests on.  ``{semantics-record}`` renders that record's date and versions.
+
+Every lesson page states the torch releases its examples are verified on, from the records
+(:func:`_state_releases`, a paragraph under the page title).
 """
 
 from __future__ import annotations
@@ -47,39 +52,20 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
 
+from attention.semantics import paths
 from attention.semantics.claims import Claim, load_all_claims, load_claims, load_ecosystem_claims
-from attention.semantics.record import claims_digest, ecosystem_digest, load_record
+from attention.semantics.record import claims_digest, load_record
+from attention.semantics.registry import VERIFIED_WITH, issue_url
 
 logger = logging.getLogger(__name__)
 
-ROOT = Path(__file__).resolve().parents[2]
-CLAIMS_FILE = ROOT / "conf" / "semantics.toml"
-RECORD_FILE = ROOT / "conf" / "semantics-verified.json"
-ECOSYSTEM_FILE = ROOT / "conf" / "semantics-ecosystem.toml"
-ECOSYSTEM_RECORD_FILE = ROOT / "conf" / "semantics-ecosystem-verified.json"
-DATA_FILES = (CLAIMS_FILE, RECORD_FILE, ECOSYSTEM_FILE, ECOSYSTEM_RECORD_FILE)
+CLAIMS_FILE = paths.CLAIMS
+ECOSYSTEM_FILE = paths.ECOSYSTEM_CLAIMS
 
-# each framework's repository, for issue links (GitHub redirects PR numbers)
-REPOSITORIES = {
-    "torch": "pytorch/pytorch",
-    "jax": "jax-ml/jax",
-    "flax": "google/flax",
-    "keras": "keras-team/keras",
-    "transformers": "huggingface/transformers",
-    "flash_attn": "Dao-AILab/flash-attention",
-    "xformers": "facebookresearch/xformers",
-}
-ISSUE_URL = "https://github.com/{}/issues/{}"
 
-# what a row was verified on: the packages of its framework, in the order they are named
-VERIFIED_WITH = {
-    "jax": ("jax", "jaxlib"),
-    "flax": ("flax", "jax"),
-    "keras": ("keras", "jax"),
-    "transformers": ("transformers", "torch"),
-    "flash_attn": ("flash_attn", "torch"),
-    "xformers": ("xformers", "torch"),
-}
+def _data_files() -> list[Path]:
+    """Every file the tables are made from: a change to one rereads the pages that use them."""
+    return [CLAIMS_FILE, ECOSYSTEM_FILE, paths.RELEASES, *paths.record_files()]
 
 
 def _labels() -> dict[str, str]:
@@ -89,6 +75,15 @@ def _labels() -> dict[str, str]:
         "result": _("Observed"),
         "why": _("What it means"),
         "verified": _("Verified on"),
+        # Translators: a row whose behaviour differs from the given torch release (X.Y) on
+        "changed": _("changed in {}"),
+        # Translators: what a row observes from the given torch release (X.Y) on
+        "from_release": _("From torch {}:"),
+        "reproduce_release": _("Reproduce on torch {}"),
+        # Translators: under a lesson page title; the releases, e.g. "2.13.0 and 2.14.1"
+        "lesson_releases": _("Every example on this page is verified on torch {}."),
+        "and": _(" and "),
+        "no_change": _("No row changed between the verified releases."),
         "docs_say": _("The documentation says: {}."),
         "undocumented": _("Not documented."),
         "docs": _("Documentation"),
@@ -163,7 +158,7 @@ class SemanticsTable(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         claims = load_all_claims(CLAIMS_FILE, ECOSYSTEM_FILE)
-        for path in DATA_FILES:
+        for path in _data_files():
             self.env.note_dependency(str(path))
         prefixes = self.options.get("prefix", "").split()
         chosen = [c for c in claims if not prefixes or any(_under(c.id, p) for p in prefixes)]
@@ -224,6 +219,16 @@ class SemanticsTable(SphinxDirective):
         # the observed value is a word of the vocabulary above, the same in both languages
         value = nodes.literal(claim.expected, claim.expected)
         result = [_paragraph(nodes.strong("", "", value))]
+        for change in claim.changes:
+            # what the newer releases observe, under the older releases' value
+            word = nodes.literal(change.expected, change.expected)
+            result.append(
+                _paragraph(
+                    nodes.Text(labels["from_release"].format(change.since) + " "),
+                    nodes.strong("", "", word),
+                    classes=["semantics-changed-value"],
+                )
+            )
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
             text = labels["not_observed"]
@@ -242,6 +247,16 @@ class SemanticsTable(SphinxDirective):
         note = claim.note(language)
         if note:
             why.append(_paragraph(*_inline(note), classes=["semantics-note"]))
+        for change in claim.changes:
+            mark = labels["changed"].format(change.since)
+            why.append(
+                _paragraph(
+                    nodes.inline(mark, mark, classes=["semantics-changed"]),
+                    nodes.Text(" "),
+                    *_inline(change.note(language)),
+                    classes=["semantics-note"],
+                )
+            )
         links: list[nodes.Node] = [
             nodes.reference(labels["docs"], labels["docs"], refuri=claim.docs, internal=False)
         ]
@@ -251,7 +266,7 @@ class SemanticsTable(SphinxDirective):
                 if index:
                     links.append(nodes.Text(", "))
                 text = f"#{number}"
-                url = ISSUE_URL.format(REPOSITORIES[claim.framework], number)
+                url = issue_url(claim.framework, number)
                 links.append(nodes.reference(text, text, refuri=url, internal=False))
         why.append(_paragraph(*links))
         details += _entry(*why)
@@ -263,12 +278,21 @@ class SemanticsTable(SphinxDirective):
             verified.append(_paragraph(*_inline(text), classes=["semantics-source"]))
         details += _entry(*verified)
 
-        dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
-        dropdown += nodes.title(labels["reproduce"], labels["reproduce"])
-        code = claim.reproduce.rstrip("\n")
-        dropdown += nodes.literal_block(code, code, language="pycon")
+        snippets = [(labels["reproduce"], claim.reproduce)]
+        for change in claim.changes:
+            if change.reproduce:
+                snippets.append(
+                    (labels["reproduce_release"].format(change.since), change.reproduce)
+                )
         reproduce = nodes.row(classes=["semantics-reproduce-row"])
-        reproduce += _entry(dropdown, span=3)
+        folded = []
+        for title, snippet in snippets:
+            dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
+            dropdown += nodes.title(title, title)
+            code = snippet.rstrip("\n")
+            dropdown += nodes.literal_block(code, code, language="pycon")
+            folded.append(dropdown)
+        reproduce += _entry(*folded, span=3)
         return [row, details, reproduce]
 
 
@@ -296,8 +320,12 @@ class SemanticsDisagreements(SphinxDirective):
                 else _with_value(labels["docs_say"], claim.docs_say)
             )
             observed = _with_value(labels["observed"], claim.expected)
+            marks: list[nodes.Node] = []
+            for change in claim.changes:
+                mark = labels["changed"].format(change.since)
+                marks += [nodes.Text(" "), nodes.inline(mark, mark, classes=["semantics-changed"])]
             items += nodes.list_item(
-                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed)
+                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed, *marks)
             )
         return [items]
 
@@ -310,36 +338,61 @@ def _version_text(names: tuple[str, ...], versions: dict[str, Any], labels: dict
     return ", ".join(f"{name} {versions.get(name) or labels['not_installed']}" for name in names)
 
 
+def _torch_rows(
+    claim: Claim, records: dict[str, Any]
+) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
+    """(release, record, row) for every verified release whose record has the claim's row."""
+    found = []
+    for release, record in records["torch"].items():
+        row = record.get("rows", {}).get(claim.id)
+        if row is not None:
+            found.append((release, record, row))
+    return found
+
+
 def _is_verified(claim: Claim, records: dict[str, Any]) -> bool:
-    """True when the record shows the row's probe ran and saw the expected value."""
-    record = records["torch" if claim.framework == "torch" else "ecosystem"]
-    row = record.get("rows", {}).get(claim.id)
+    """True when a record shows the row's probe ran and saw the expected value."""
+    if claim.framework == "torch":
+        return any(row.get("status") == "ok" for _, _, row in _torch_rows(claim, records))
+    row = records["ecosystem"].get("rows", {}).get(claim.id)
     return row is not None and row.get("status") == "ok"
 
 
 def _verified(
     claim: Claim, labels: dict[str, str], records: dict[str, Any]
 ) -> list[nodes.paragraph]:
-    """What the row was verified on: the release(s) and the day of the recorded run."""
-    ecosystem = claim.framework != "torch"
-    record = records["ecosystem" if ecosystem else "torch"]
+    """What the row was verified on: each release with its mark and the day of its run."""
+    if claim.framework == "torch":
+        shown = _torch_rows(claim, records)
+        if shown and all(row.get("status") == "ok" for _, _, row in shown):
+            # one line per release: "torch 2.13.0 ✓ · 2026-12-01"
+            lines = []
+            for release, record, _row in shown:
+                text = f"torch {release} ✓"
+                lines.append(
+                    _paragraph(
+                        nodes.literal(text, text),
+                        nodes.Text(" · " + record["date"]),
+                        classes=["semantics-release"],
+                    )
+                )
+            return lines
+        if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
+            text = labels["not_verified"]
+            return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]
+        return [_paragraph(nodes.Text(labels["unrecorded"]), classes=["semantics-not-verified"])]
+    record = records["ecosystem"]
     row = record.get("rows", {}).get(claim.id)
     if row is not None and row.get("status") == "ok":
-        if not ecosystem:
-            text = f"torch {record['torch']}"
-        else:
-            text = _version_text(VERIFIED_WITH[claim.framework], record["versions"], labels)
-            if claim.framework == "keras":
-                text += ", " + labels["backend"].format(record["keras_backend"])
+        text = _version_text(VERIFIED_WITH[claim.framework], record["versions"], labels)
+        if claim.framework == "keras":
+            text += ", " + labels["backend"].format(record["keras_backend"])
         return [
             _paragraph(nodes.literal(text, text), classes=["semantics-release"]),
             _paragraph(nodes.Text(record["date"]), classes=["semantics-date"]),
         ]
     if row is not None and row.get("status") == "not_verified":
-        if ecosystem:
-            text = labels["not_verified_here"].format(VERIFIED_WITH[claim.framework][0])
-        else:
-            text = labels["not_verified"]
+        text = labels["not_verified_here"].format(VERIFIED_WITH[claim.framework][0])
         return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]
     return [_paragraph(nodes.Text(labels["unrecorded"]), classes=["semantics-not-verified"])]
 
@@ -349,39 +402,105 @@ _RECORDS: dict[tuple[float, ...], dict[str, Any]] = {}
 
 def _checked(path: Path, digest: str, command: str) -> dict[str, Any]:
     """The record at ``path`` if it matches ``digest``; else a warning and an empty record."""
+    where = path.relative_to(paths.ROOT)
+    if not path.is_file():
+        logger.warning("%s is missing; run `%s`", where, command)
+        return {"rows": {}}
     record = load_record(path)
     if record.get("claims_sha256") != digest:
-        logger.warning(
-            "%s does not match the claims and probes; run `%s`", path.relative_to(ROOT), command
-        )
+        logger.warning("%s does not match the claims and probes; run `%s`", where, command)
         return {"rows": {}}
     if "date" not in record:
-        logger.warning("%s states no date; run `%s`", path.relative_to(ROOT), command)
+        logger.warning("%s states no date; run `%s`", where, command)
         return {"rows": {}}
     return record
 
 
 def _records() -> dict[str, Any]:
-    """Both verification records, each checked against its claims and probes once per version.
+    """Every verification record, each checked against its claims and probes once per version.
 
-    A record that does not match is a warning (an error under ``-W``), and none of its rows is
-    then shown as verified.
+    ``torch`` maps each release of ``conf/torch-releases.toml`` to its record, in release order;
+    ``ecosystem`` is the other frameworks' record.  A record that is missing or does not match
+    is a warning (an error under ``-W``), and none of its rows is then shown as verified.
     """
-    key = tuple(path.stat().st_mtime for path in DATA_FILES)
+    key = tuple(path.stat().st_mtime for path in _data_files())
     if key not in _RECORDS:
+        digest = claims_digest(load_claims(CLAIMS_FILE))
         _RECORDS[key] = {
-            "torch": _checked(
-                RECORD_FILE,
-                claims_digest(load_claims(CLAIMS_FILE)),
-                "python -m attention.semantics --record conf/semantics-verified.json",
-            ),
+            "torch": {
+                release.torch: _checked(
+                    paths.torch_record(release.torch), digest, "nox -s semantics_matrix"
+                )
+                for release in paths.torch_releases()
+            },
             "ecosystem": _checked(
-                ECOSYSTEM_RECORD_FILE,
-                ecosystem_digest(load_ecosystem_claims(ECOSYSTEM_FILE)),
+                paths.ECOSYSTEM_RECORD,
+                claims_digest(load_ecosystem_claims(ECOSYSTEM_FILE)),
                 "nox -s semantics_ecosystem",
             ),
         }
     return _RECORDS[key]
+
+
+def _release_list(labels: dict[str, str]) -> str:
+    """The verified torch releases that have a record, as "2.13.0 and 2.14.1"."""
+    releases = [release for release, record in _records()["torch"].items() if record.get("rows")]
+    if len(releases) < 2:
+        return "".join(releases)
+    return ", ".join(releases[:-1]) + labels["and"] + releases[-1]
+
+
+class SemanticsChanges(SphinxDirective):
+    """The rows whose behaviour changed between verified torch releases, linked to their rows."""
+
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        labels = _labels()
+        for path in _data_files():
+            self.env.note_dependency(str(path))
+        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
+        items = nodes.bullet_list()
+        for claim in load_claims(CLAIMS_FILE):
+            before = claim.expected
+            for change in claim.changes:
+                link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
+                mark = labels["changed"].format(change.since)
+                items += nodes.list_item(
+                    "",
+                    _paragraph(
+                        link,
+                        nodes.Text(" — "),
+                        nodes.inline(mark, mark, classes=["semantics-changed"]),
+                        nodes.Text(": "),
+                        nodes.literal(before, before),
+                        nodes.Text(" → "),
+                        nodes.literal(change.expected, change.expected),
+                        nodes.Text(". "),
+                        *_inline(change.note(language)),
+                    ),
+                )
+                before = change.expected
+        if not items.children:
+            return [_paragraph(nodes.Text(labels["no_change"]))]
+        return [items]
+
+
+def _state_releases(app: Sphinx, doctree: nodes.document) -> None:
+    """Under the title of every lesson page: the torch releases its examples are verified on."""
+    env = app.env
+    if not env.docname.startswith("lesson/"):
+        return
+    for path in _data_files():
+        env.note_dependency(str(path))
+    labels = _labels()
+    section = next(iter(doctree.findall(nodes.section)), None)
+    if section is None:
+        return
+    text = labels["lesson_releases"].format(_release_list(labels))
+    paragraph = _paragraph(nodes.emphasis(text, text), classes=["verified-releases"])
+    title = section.next_node(nodes.title)
+    section.insert(section.index(title) + 1 if title is not None else 0, paragraph)
 
 
 class SemanticsRecord(SphinxDirective):
@@ -391,7 +510,7 @@ class SemanticsRecord(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         labels = _labels()
-        for path in DATA_FILES:
+        for path in _data_files():
             self.env.note_dependency(str(path))
         record = _records()["ecosystem"]
         if "versions" not in record:
@@ -450,6 +569,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
     app.add_directive("semantics-record", SemanticsRecord)
+    app.add_directive("semantics-changes", SemanticsChanges)
+    app.connect("doctree-read", _state_releases)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("env-check-consistency", _check_every_claim_once)

@@ -6,26 +6,21 @@ Used by ``nox -s screenshots`` (not part of the default run), for reviewing a ch
 
 writes ``<out>/<language>/<page>-1280.png`` and ``-390.png`` (``lesson/01-projections.html`` ->
 ``lesson__01-projections-1280.png``), each the whole page after MathJax has typeset it.  The
-site is served and Debian's Chromium driven exactly as in the browser checks
-(docs/tests/test_browser.py): headless, a fresh profile, every request to another host aborted.
+site is served and Debian's Chromium driven by the browser checks' own set-up
+(docs/tests/offline_site.py): headless, a fresh profile, every request to another host aborted.
 """
 
 from __future__ import annotations
 
 import argparse
-import functools
-import http.server
 import os
+import shutil
+import subprocess
 import sys
-import tempfile
-import threading
 from pathlib import Path
-from urllib.parse import urlsplit
-
-from playwright.sync_api import Route, sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from test_browser import CHROMIUM_ARGS, LANGUAGES, _QuietHandler
+from offline_site import LANGUAGES, open_offline
 
 WIDTHS = (1280, 390)
 HEIGHT = 900  # the first screen; the screenshot covers the whole page
@@ -40,49 +35,44 @@ def pages(site: Path, language: str) -> list[str]:
     )
 
 
+def has_chinese_font() -> bool:
+    """Whether fontconfig knows a font with Chinese glyphs (without one, zh pages show boxes)."""
+    if shutil.which("fc-list") is None:
+        return True  # no fontconfig to ask: leave it to the eye
+    listed = subprocess.run(["fc-list", ":lang=zh"], capture_output=True, text=True, check=False)
+    return bool(listed.stdout.strip())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("site", type=Path, help="the built site: docs/_build/html")
     parser.add_argument("out", type=Path, help="where the PNG files go")
     args = parser.parse_args(argv)
-    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-    handler = functools.partial(_QuietHandler, directory=str(args.site))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    external: list[str] = []
-    written = 0
-
-    def only_local(route: Route) -> None:
-        if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
-            route.continue_()
-        else:
-            external.append(route.request.url)
-            route.abort()
-
-    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            profile, executable_path=chromium, headless=True, args=CHROMIUM_ARGS
+    if not has_chinese_font():
+        print(
+            "error: no font with Chinese glyphs is installed, so the zh_CN screenshots would show "
+            "empty boxes; install one (Debian: apt-get install fonts-noto-cjk)",
+            file=sys.stderr,
         )
-        context.route("**/*", only_local)
-        page = context.new_page()
-        try:
-            for language in LANGUAGES:
-                for path in pages(args.site, language):
-                    for width in WIDTHS:
-                        page.set_viewport_size({"width": width, "height": HEIGHT})
-                        page.goto(f"{base}/{language}/{path}", wait_until="load")
-                        page.evaluate(
-                            "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-                        )
-                        name = path.removesuffix(".html").replace("/", "__")
-                        target = args.out / language / f"{name}-{width}.png"
-                        target.parent.mkdir(parents=True, exist_ok=True)
-                        page.screenshot(path=str(target), full_page=True)
-                        written += 1
-        finally:
-            context.close()
-            server.shutdown()
+        return 2
+    chromium = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+    written = 0
+    with open_offline(args.site, chromium) as offline:
+        page = offline.context.new_page()
+        for language in LANGUAGES:
+            for path in pages(args.site, language):
+                for width in WIDTHS:
+                    page.set_viewport_size({"width": width, "height": HEIGHT})
+                    page.goto(f"{offline.base}/{language}/{path}", wait_until="load")
+                    page.evaluate(
+                        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
+                    )
+                    name = path.removesuffix(".html").replace("/", "__")
+                    target = args.out / language / f"{name}-{width}.png"
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(target), full_page=True)
+                    written += 1
+        external = list(offline.external)
     print(f"wrote {written} screenshots under {args.out}")
     if external:
         print(f"requests to other hosts were blocked: {sorted(set(external))}", file=sys.stderr)

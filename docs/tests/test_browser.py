@@ -10,33 +10,20 @@ Run with ``nox -s browser`` (builds the site first).
 
 from __future__ import annotations
 
-import functools
-import http.server
 import os
 import re
-import tempfile
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Request, Route, sync_playwright
+from offline_site import LANGUAGES, open_offline
+from playwright.sync_api import BrowserContext, Page, Request
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_SITE", REPO / "docs" / "_build" / "html"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-LANGUAGES = ("en", "zh_CN")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-]
 
 # TeX that must not be visible once MathJax has typeset a page (code blocks excluded).
 RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\frac|\\sqrt|\\operatorname|\\mathrm|\\top")
@@ -93,11 +80,6 @@ class Browser:
             self.errors.append(f"{path}: request failed: {request.url} {request.failure}")
 
 
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
 # Test modules beside this one import the fixture below, which gives each of them its own
 # session-scoped instance; all share the first one's browser, since Playwright's sync API cannot
 # run twice at once in one thread.
@@ -113,35 +95,13 @@ def browser() -> Iterator[Browser]:
         pytest.fail(f"no built site at {SITE}: run `nox -s docs` first")
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
-    with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            profile,  # a fresh --user-data-dir
-            executable_path=CHROMIUM,
-            headless=True,
-            args=CHROMIUM_ARGS,
-        )
-        session = Browser(context, base)
-
-        def only_local(route: Route) -> None:
-            if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
-                route.continue_()
-            else:
-                session.external.append(route.request.url)
-                route.abort()
-
-        context.route("**/*", only_local)
+    with open_offline(SITE, CHROMIUM) as offline:
+        session = Browser(offline.context, offline.base, external=offline.external)
         _RUNNING.append(session)
         try:
             yield session
         finally:
             _RUNNING.remove(session)
-            context.close()
-            server.shutdown()
 
 
 def _anchor_ids(page: Page) -> list[str]:

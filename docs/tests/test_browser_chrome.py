@@ -11,10 +11,13 @@ Uses the browser and server of ``test_browser.py``; run with ``nox -s browser``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import re
+import sys
 import zlib
 from collections.abc import Iterator
+from types import ModuleType
 
 import pytest
 from playwright.sync_api import Page
@@ -56,26 +59,41 @@ def _version() -> str:
     return match.group(1)
 
 
-def _records() -> dict[str, dict[str, object]]:
-    """claim id -> (release text, date) expected on its row, from the committed records."""
-    torch = json.loads((REPO / "conf" / "semantics-verified.json").read_text(encoding="utf-8"))
-    ecosystem = json.loads(
-        (REPO / "conf" / "semantics-ecosystem-verified.json").read_text(encoding="utf-8")
+def _paths() -> ModuleType:
+    """attention.semantics.paths, from its file (this session does not install the package)."""
+    spec = importlib.util.spec_from_file_location(
+        "attention_paths", REPO / "src" / "attention" / "semantics" / "paths.py"
     )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _records() -> dict[str, dict[str, object]]:
+    """claim id -> (release texts, dates) expected on its row, from the committed records."""
+    paths = _paths()
     expected: dict[str, dict[str, object]] = {}
-    for claim_id, row in torch["rows"].items():
-        expected[claim_id] = {
-            "status": row["status"],
-            "releases": [f"torch {torch['torch']}"],
-            "date": torch.get("date"),
-        }
+    for release in paths.torch_releases():
+        path = paths.torch_record(release.torch)
+        record = json.loads(path.read_text(encoding="utf-8"))
+        for claim_id, row in record["rows"].items():
+            shown = expected.setdefault(claim_id, {"status": "ok", "releases": []})
+            if row["status"] != "ok":
+                shown["status"] = row["status"]
+            shown["releases"] = [*shown["releases"], f"torch {release.torch} ✓", record["date"]]  # type: ignore[misc]
+    ecosystem = json.loads(paths.ECOSYSTEM_RECORD.read_text(encoding="utf-8"))
     for claim_id, row in ecosystem["rows"].items():
         framework = claim_id.split(".")[0]
         names = [name for name in ecosystem["versions"] if name == framework]
         expected[claim_id] = {
             "status": row["status"],
-            "releases": [f"{name} {ecosystem['versions'][name]}" for name in names],
-            "date": ecosystem.get("date"),
+            "releases": [
+                *(f"{name} {ecosystem['versions'][name]}" for name in names),
+                ecosystem["date"],
+            ],
         }
     return expected
 
@@ -212,7 +230,7 @@ def test_each_row_shows_its_releases_and_date(
         record = records[claim_id]
         if record["status"] != "ok":
             continue
-        for release in [*record["releases"], record["date"]]:
+        for release in record["releases"]:  # type: ignore[attr-defined]
             if not release or str(release) not in text:
                 problems.append(f"{claim_id}: {release!r} not shown")
     assert not problems, "\n".join(problems)

@@ -11,19 +11,14 @@ Run with ``nox -s browser`` (builds the site first), with the other browser chec
 
 from __future__ import annotations
 
-import functools
-import http.server
 import re
-import tempfile
-import threading
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
-from playwright.sync_api import Route, sync_playwright
-from test_browser import CHROMIUM, CHROMIUM_ARGS, LANGUAGES, PAGES, SITE, _QuietHandler
+from offline_site import open_offline
+from test_browser import CHROMIUM, LANGUAGES, PAGES, SITE
 
 NUMBER = {"en": re.compile(r"^Fig\. \d+$"), "zh_CN": re.compile(r"^图 \d+$")}
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -60,35 +55,15 @@ SHOWN = """els => els.filter(img => !img.getAttribute('src').includes('_static/'
 
 def _read_site() -> dict[tuple[str, str], list[Shown]]:
     """Open every page in both languages in headless Chromium, offline; what each one shows."""
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    base = f"http://127.0.0.1:{server.server_address[1]}"
     shown: dict[tuple[str, str], list[Shown]] = {}
-    external: list[str] = []
-
-    def only_local(route: Route) -> None:
-        if urlsplit(route.request.url).hostname in ("127.0.0.1", None):
-            route.continue_()
-        else:
-            external.append(route.request.url)
-            route.abort()
-
-    try:
-        with tempfile.TemporaryDirectory() as profile, sync_playwright() as playwright:
-            context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS
-            )
-            context.route("**/*", only_local)
-            page = context.new_page()
-            for language in LANGUAGES:
-                for path in PAGES:
-                    page.goto(f"{base}/{language}/{path}", wait_until="load")
-                    rows = page.eval_on_selector_all("article img", SHOWN)
-                    shown[language, path] = [Shown(**row) for row in rows]
-            context.close()
-    finally:
-        server.shutdown()
+    with open_offline(SITE, CHROMIUM) as offline:
+        page = offline.context.new_page()
+        for language in LANGUAGES:
+            for path in PAGES:
+                page.goto(f"{offline.base}/{language}/{path}", wait_until="load")
+                rows = page.eval_on_selector_all("article img", SHOWN)
+                shown[language, path] = [Shown(**row) for row in rows]
+        external = list(offline.external)
     assert not external, f"requests to other hosts: {external}"
     return shown
 

@@ -1,8 +1,10 @@
 """What each PyTorch attention API does with masks, stated as data and checked on the live library.
 
-The claims live in ``conf/semantics.toml`` (:mod:`attention.semantics.claims`); one probe per
-claim calls the real API on a tiny hand-made input (:mod:`attention.semantics.probes`);
-:mod:`attention.semantics.report` compares the two.  Run it on your own torch with
+The claims live in ``conf/semantics.toml`` (:mod:`attention.semantics.claims`), with what changed
+between torch releases; one probe per claim calls the real API on a tiny hand-made input
+(:mod:`attention.semantics.probes`); :mod:`attention.semantics.report` compares the two for the
+installed release, and :mod:`attention.semantics.record` keeps what each verified release showed
+(:mod:`attention.semantics.paths` knows where every file is).  Run it on your own torch with
 ``python -m attention.semantics`` (``--json`` for machine-readable output).
 
 >>> from attention.semantics import load_claims, run
@@ -10,16 +12,34 @@ claim calls the real API on a tiny hand-made input (:mod:`attention.semantics.pr
 ['forbidden']
 """
 
-from attention.semantics.claims import VOCABULARY, Claim, ClaimsError, load_claims
-from attention.semantics.report import RowResult, exit_status, run, to_json
+from attention.semantics.claims import (
+    VOCABULARY,
+    Change,
+    Claim,
+    ClaimsError,
+    expected_for,
+    load_claims,
+)
+from attention.semantics.report import (
+    ReleaseContext,
+    RowResult,
+    exit_status,
+    release_context,
+    run,
+    to_json,
+)
 
 __all__ = [
     "VOCABULARY",
+    "Change",
     "Claim",
     "ClaimsError",
+    "ReleaseContext",
     "RowResult",
     "exit_status",
+    "expected_for",
     "load_claims",
+    "release_context",
     "run",
     "to_json",
 ]

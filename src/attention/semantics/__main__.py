@@ -1,7 +1,14 @@
 """``python -m attention.semantics``: check every mask-semantics claim against the installed torch.
 
-Human-readable by default; ``--json`` prints ``{"torch": ..., "rows": [...]}``.  The exit status is
-0 only if every row that could be verified here is ok (``--strict``: every row).
+Human-readable by default; ``--json`` prints ``{"torch": ..., "release": {...}, "rows": [...]}``
+(:func:`attention.semantics.report.to_json`).  Each PyTorch row is compared with its expectation
+for the installed torch release; a release newer than every verified one is compared with the
+latest verified release's expectations, and the output says so.  The exit status is 0 only if
+every row that could be verified here is ok (``--strict``: every row).
+
+``--record`` writes the record of the run (``conf/records/torch-<release>.json``, or with
+``--all`` ``conf/records/ecosystem.json``; a path after it writes there instead).
+``--require-torch X.Y.Z`` refuses, with exit status 2, to run on any other torch release.
 
 ``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
@@ -19,13 +26,17 @@ import json
 import sys
 from collections.abc import Sequence
 
+import torch
+
+from attention.semantics import paths
 from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
-from attention.semantics.record import make_ecosystem_record, make_record, write_record
+from attention.semantics.record import default_record_path, make_record, write_record
 from attention.semantics.registry import installed_versions
 from attention.semantics.report import (
     UnknownClaimIdError,
     exit_status,
     format_table,
+    release_context,
     run,
     to_json,
 )
@@ -69,46 +80,64 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--record",
         metavar="PATH",
-        help="after a run with no failing row, write the verification record to PATH: the "
-        "PyTorch rows' record, or with --all the other frameworks' (every one installed)",
+        nargs="?",
+        const="",
+        help="after a run with no failing row, write the verification record: the PyTorch "
+        "rows' (conf/records/torch-<release>.json), or with --all the other frameworks' "
+        "(conf/records/ecosystem.json, every one installed); to PATH if given",
+    )
+    parser.add_argument(
+        "--require-torch",
+        metavar="X.Y.Z",
+        help="exit with status 2 unless the installed torch is this release",
     )
     parser.add_argument("--claims", metavar="PATH", help="claims file (default: the project's)")
     args = parser.parse_args(argv)
 
+    installed = paths.release_of(torch.__version__)
+    if args.require_torch is not None and args.require_torch != installed:
+        print(
+            f"error: torch {torch.__version__} is installed, not the required {args.require_torch}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         claims = load_claims(args.claims)
         ecosystem = load_ecosystem_claims() if args.all else []
     except ClaimsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    context = release_context()
     try:
-        results = run([*claims, *ecosystem], only=args.only)
+        results = run([*claims, *ecosystem], only=args.only, release=context.compared_with)
     except UnknownClaimIdError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     versions = installed_versions() if args.all else None
     if args.json:
-        print(json.dumps(to_json(results, versions=versions), indent=2, ensure_ascii=False))
+        document = to_json(results, versions=versions, context=context)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
-        print(format_table(results, versions=versions))
+        print(format_table(results, versions=versions, context=context))
     status = exit_status(results, strict=args.strict)
-    if args.record:
+    if args.record is not None:
         if args.only:
             parser.error("--record needs every row; drop --only")
+        target = args.record or str(default_record_path(ecosystem=args.all))
         if status != 0:
-            print(f"not writing {args.record}: some rows failed", file=sys.stderr)
+            print(f"not writing {target}: some rows failed", file=sys.stderr)
             return status
-        if args.all:
-            ours = [r for r in results if r.claim.framework != "torch"]
-            try:
-                record = make_ecosystem_record(ecosystem, ours)
-            except ValueError as error:
-                print(f"not writing {args.record}: {error}", file=sys.stderr)
-                return 1
-        else:
-            record = make_record(claims, results)
-        write_record(record, args.record)
-        print(f"wrote {args.record}", file=sys.stderr)
+        # the --all record holds the other frameworks' rows; each torch release has its own
+        recorded = ecosystem if args.all else claims
+        ours = [r for r in results if (r.claim.framework != "torch") == args.all]
+        source = paths.ECOSYSTEM_CLAIMS if args.all else paths.CLAIMS
+        try:
+            record = make_record(recorded, ours, claims_file=args.claims or source.name)
+        except ValueError as error:
+            print(f"not writing {target}: {error}", file=sys.stderr)
+            return 1
+        write_record(record, target)
+        print(f"wrote {target}", file=sys.stderr)
     return status
 
 

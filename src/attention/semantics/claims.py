@@ -5,18 +5,27 @@ The data file is the single source of the table on the site and of the live chec
 about, the expected value (one word of :data:`VOCABULARY`), an explanation in English and Chinese, a
 link to the framework's documentation and a short ``>>>`` snippet that reproduces it.
 
+A row states what every torch release does without being copied: ``expected`` holds from the
+oldest verified release on, and an optional list of ``changes`` (``since``, ``expected``, a note in
+both languages) says where the behaviour changed; :func:`expected_for` gives the expectation for
+any release.
+
 In a source checkout the file is ``conf/semantics.toml``; an installed wheel carries a copy inside
-this package.  :func:`load_claims` finds either, validates every field and raises
-:class:`ClaimsError` at the first problem, naming the file, the line, the row and its id, and the
-field.  The rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers) live
-beside it in ``conf/semantics-ecosystem.toml``, read by :func:`load_ecosystem_claims`;
-:func:`load_all_claims` reads both and checks that no id appears in both.  A row in the wrong file
-(a JAX row among the PyTorch rows, a PyTorch row among the others) is an error.
+this package (:func:`attention.semantics.paths.claims_file`).  :func:`load_claims` finds either,
+validates every field and raises :class:`ClaimsError` at the first problem, naming the file, the
+line, the row and its id, and the field.  The rows about other frameworks (JAX, Flax, Keras,
+Transformers, flash-attn, xFormers) live beside it in ``conf/semantics-ecosystem.toml``, read by
+:func:`load_ecosystem_claims`; :func:`load_all_claims` reads both and checks that no id appears in
+both.  A row in the wrong file (a JAX row among the PyTorch rows, a PyTorch row among the others) is
+an error.
 
 >>> claims = load_claims()
 >>> by_id = {claim.id: claim for claim in claims}
 >>> by_id["sdpa.attn_mask.bool"].expected, by_id["mha.attn_mask.bool"].expected
 ('allowed', 'forbidden')
+>>> row = by_id["sdpa.is_causal_with_attn_mask"]
+>>> expected_for(row, "2.13.0"), expected_for(row, "2.14.1")
+('ok', 'error')
 """
 
 from __future__ import annotations
@@ -25,24 +34,27 @@ import re
 import tomllib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from attention.semantics import paths
 from attention.semantics.registry import FRAMEWORK_MODULES
 
 __all__ = [
     "DOCS_SAY_EXTRA",
     "REQUIREMENTS",
     "VOCABULARY",
+    "Change",
     "Claim",
     "ClaimsError",
     "default_claims_path",
     "ecosystem_claims_path",
+    "expected_for",
     "load_all_claims",
     "load_claims",
     "load_ecosystem_claims",
     "parse_claims",
+    "release_tuple",
 ]
 
 VOCABULARY: Mapping[str, str] = {
@@ -86,7 +98,11 @@ _FIELDS = {
     "source",
     "explanation",
     "reproduce",
+    "changes",
 }
+_CHANGE_FIELDS = {"since", "expected", "note", "reproduce"}
+_SINCE = re.compile(r"^\d+\.\d+$")
+_RELEASE = re.compile(r"^\d+(\.\d+)*")
 _REQUIRED = ("id", "api", "argument", "expected", "docs", "explanation", "reproduce")
 _LANGUAGES = ("en", "zh")
 
@@ -151,6 +167,37 @@ class ClaimsError(ValueError):
 
 
 @dataclass(frozen=True)
+class Change:
+    """Where a row's behaviour changed: from torch ``since`` (``X.Y``) on, it is ``expected``.
+
+    ``note_en`` / ``note_zh`` say what changed; ``reproduce`` is the row's snippet for those
+    releases, when the row's own one no longer holds there.
+    """
+
+    since: str
+    expected: str
+    note_en: str
+    note_zh: str
+    reproduce: str | None = None
+
+    def note(self, language: str) -> str:
+        """The note in ``language`` (``"zh..."``: Chinese, else English)."""
+        return self.note_zh if language.startswith("zh") else self.note_en
+
+
+def release_tuple(release: str) -> tuple[int, ...]:
+    """``"2.14.1"`` as ``(2, 14, 1)`` (``"2.14"`` as ``(2, 14)``); a local tag is dropped.
+
+    >>> release_tuple("2.13.0+cpu") < release_tuple("2.14") <= release_tuple("2.14.1")
+    True
+    """
+    match = _RELEASE.match(release)
+    if match is None:
+        raise ValueError(f"not a torch release: {release!r}")
+    return tuple(int(part) for part in match.group(0).split("."))
+
+
+@dataclass(frozen=True)
 class Claim:
     """One row of the table: what ``api`` does with ``argument``, and the value a probe must see.
 
@@ -186,6 +233,22 @@ class Claim:
     requires: str | None = None
     source_en: str | None = None
     source_zh: str | None = None
+    changes: tuple[Change, ...] = ()
+
+    def change_for(self, release: str) -> Change | None:
+        """The last change in effect on torch ``release``, or None where ``expected`` holds."""
+        current = None
+        for change in self.changes:
+            if release_tuple(release) >= release_tuple(change.since):
+                current = change
+        return current
+
+    def reproduce_for(self, release: str) -> str:
+        """The snippet that reproduces the row on torch ``release``."""
+        for change in reversed(self.changes):
+            if release_tuple(release) >= release_tuple(change.since) and change.reproduce:
+                return change.reproduce
+        return self.reproduce
 
     @property
     def disagrees_with_docs(self) -> bool:
@@ -214,18 +277,27 @@ class Claim:
         return self.source_zh if language.startswith("zh") else self.source_en
 
 
+def expected_for(claim: Claim, release: str) -> str:
+    """What ``claim`` expects on torch ``release`` (``X.Y.Z``).
+
+    The expectation of the last change in effect on that release, else ``claim.expected``; rows
+    about other frameworks have no changes.
+
+    A release newer than every recorded one gets the latest expectation; the caller says so
+    (:func:`attention.semantics.report.release_context`).
+    """
+    change = claim.change_for(release)
+    return change.expected if change is not None else claim.expected
+
+
 def _claims_file(name: str) -> Path:
     """``name`` as packaged in a wheel, else from ``conf/`` of the checkout."""
-    packaged = resources.files("attention.semantics").joinpath(name)
-    if packaged.is_file():
-        return Path(str(packaged))
-    # src/attention/semantics/claims.py -> the repository root is three folders above "attention"
-    checkout = Path(__file__).resolve().parents[3] / "conf" / name
-    if checkout.is_file():
-        return checkout
-    raise ClaimsError(
-        f"no claims file: neither a packaged attention/semantics/{name} nor {checkout} exists"
-    )
+    found = paths.claims_file(name)
+    if not found.is_file():
+        raise ClaimsError(
+            f"no claims file: neither a packaged attention/semantics/{name} nor {found} exists"
+        )
+    return found
 
 
 def default_claims_path() -> Path:
@@ -502,6 +574,7 @@ def _parse_one(index: int, data: object) -> Claim:
         raise row.error("reproduce", "reproduce must be a '>>> ' example that can run as a doctest")
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
     argument_en, argument_zh = _bilingual(row, data, "argument")
+    changes = _changes(row, data.get("changes", []), expected, framework)
     return Claim(
         id=claim_id,
         framework=framework,
@@ -520,7 +593,47 @@ def _parse_one(index: int, data: object) -> Claim:
         requires=requires,
         source_en=source_en,
         source_zh=source_zh,
+        changes=changes,
     )
+
+
+def _changes(row: _Row, data: object, expected: str, framework: str) -> tuple[Change, ...]:
+    """The ``[[claims.changes]]`` of a row: in release order, each a different expectation."""
+    if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
+        raise row.error("changes", f"changes must be an array of tables, got {data!r}")
+    if data and framework != "torch":
+        raise row.error("changes", "changes are per torch release: only torch rows have them")
+    changes: list[Change] = []
+    previous = expected
+    for item in data:
+        unknown = set(item) - _CHANGE_FIELDS
+        if unknown:
+            raise row.error(
+                "changes",
+                f"unknown field(s) {sorted(unknown)} in changes; known: {sorted(_CHANGE_FIELDS)}",
+            )
+        since = item.get("since")
+        if not isinstance(since, str) or not _SINCE.match(since):
+            raise row.error("changes", f"changes.since must be a release 'X.Y', got {since!r}")
+        if changes and release_tuple(since) <= release_tuple(changes[-1].since):
+            raise row.error("changes", f"changes must be in release order; {since} is not")
+        new = _text(row, item, "expected", "changes.expected")
+        if new not in VOCABULARY:
+            raise row.error("changes", f"changes.expected {new!r} is not one of the vocabulary")
+        if new == previous:
+            raise row.error(
+                "changes", f"the change since {since} expects {new!r}, which already held before"
+            )
+        note_en, note_zh = _bilingual(row, item, "note")
+        reproduce = item.get("reproduce")
+        if reproduce is not None:
+            reproduce = _text(row, item, "reproduce", "changes.reproduce")
+            if not reproduce.startswith(">>> "):
+                raise row.error("changes", "changes.reproduce must be a '>>> ' example")
+            reproduce += "\n"
+        changes.append(Change(since, new, note_en, note_zh, reproduce))
+        previous = new
+    return tuple(changes)
 
 
 def parse_claims(data: Mapping[str, Any]) -> list[Claim]:

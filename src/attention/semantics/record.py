@@ -1,18 +1,20 @@
-"""The verification records: which versions the claims were last checked on, and what each row saw.
+"""The verification records: what each row saw, on which versions, on which day.
 
-``python -m attention.semantics --record conf/semantics-verified.json`` writes the PyTorch record
-after a run in which every verified row was ok.  ``python -m attention.semantics --all --record
-conf/semantics-ecosystem-verified.json`` (what ``nox -s semantics_ecosystem`` runs) writes the
-record of the other frameworks' rows, with the version of every package and the date.  The site
-shows each row's versions from these files, and fast tests compare the digests of the current
-claims and probes with the digests stored here, so neither the claims nor a probe can change
-without a fresh record.
+One format for every record: the PyTorch rows on one torch release
+(``conf/records/torch-<release>.json``, written by ``python -m attention.semantics --record``, and
+for every release of ``conf/torch-releases.toml`` by ``nox -s semantics_matrix``) and the other
+frameworks' rows (``conf/records/ecosystem.json``, ``python -m attention.semantics --all --record``
+in ``nox -s semantics_ecosystem``).  Each names the claims file, the digest of the claims and
+probes, the date (UTC), Python, torch and every package the rows ran with, and each row's status
+and observed value.  The site shows each row's result per release from these files, and fast
+tests compare them with the claims (:mod:`tests.test_semantics_records`), so neither a claim nor
+a probe can change without a fresh record.
 
 The digest covers what decides a verdict -- each claim's id, framework, API, argument, expected
-value and requirement, plus the source of its probe -- and not the prose: fixing a translation
-does not invalidate the record, changing what is checked does.  For the other frameworks the
-probe's source is its whole module (:func:`ecosystem_digest`), read as text: helpers there decide
-verdicts too, and reading the file needs none of those frameworks.
+values (with their releases) and requirement, plus the whole source of its framework's probe
+modules and of the shared inputs, read as text -- and not the prose: fixing a translation does
+not invalidate a record, changing what is checked does.  Reading the sources needs none of the
+other frameworks.
 
 >>> from attention.semantics.claims import load_claims
 >>> digest = claims_digest(load_claims())
@@ -25,118 +27,106 @@ from __future__ import annotations
 import datetime
 import hashlib
 import importlib.util
-import inspect
 import json
 import platform
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
 
+from attention.semantics import paths
 from attention.semantics.claims import Claim
 from attention.semantics.registry import (
     FRAMEWORK_MODULES,
-    Probe,
+    SHARED_MODULES,
     installed_versions,
     keras_backend,
-    probes_for,
 )
 from attention.semantics.report import RowResult
 
 __all__ = [
     "claims_digest",
-    "default_ecosystem_record_path",
     "default_record_path",
-    "ecosystem_digest",
     "load_record",
-    "make_ecosystem_record",
     "make_record",
+    "record_release",
     "write_record",
 ]
 
 
-def default_record_path() -> Path:
-    """``conf/semantics-verified.json`` next to the claims file of a source checkout."""
-    return Path(__file__).resolve().parents[3] / "conf" / "semantics-verified.json"
+def default_record_path(*, ecosystem: bool = False) -> Path:
+    """The record a run writes: the installed torch release's, or (``ecosystem``) the others'.
+
+    >>> default_record_path(ecosystem=True).name
+    'ecosystem.json'
+    """
+    if ecosystem:
+        return paths.ECOSYSTEM_RECORD
+    return paths.torch_record(paths.release_of(torch.__version__))
 
 
-def default_ecosystem_record_path() -> Path:
-    """``conf/semantics-ecosystem-verified.json``: the record of the other frameworks' rows."""
-    return Path(__file__).resolve().parents[3] / "conf" / "semantics-ecosystem-verified.json"
+def record_release(record: Mapping[str, Any]) -> str:
+    """The torch release (``X.Y.Z``) a record was made on."""
+    return paths.release_of(str(record["torch"]))
 
 
 def _checked_fields(claim: Claim) -> dict[str, Any]:
-    """The fields of ``claim`` that decide its verdict; both digests cover them."""
+    """The fields of ``claim`` that decide its verdict; the digest covers them."""
     return {
         "id": claim.id,
         "framework": claim.framework,
         "api": claim.api,
         "argument": claim.argument,
         "expected": claim.expected,
+        "changes": [[change.since, change.expected] for change in claim.changes],
         "requires": claim.requires,
     }
 
 
-def claims_digest(
-    claims: Sequence[Claim], probes: Callable[[str], Mapping[str, Probe]] = probes_for
-) -> str:
-    """SHA-256 over what decides each verdict: the claim's checked fields and its probe's source."""
-    tables = {framework: probes(framework) for framework in {c.framework for c in claims}}
-    parts = []
-    for claim in claims:
-        probe = tables[claim.framework].get(claim.id)
-        source = inspect.getsource(probe) if probe is not None else None
-        parts.append({**_checked_fields(claim), "probe": source})
-    text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _module_source(framework: str) -> str:
-    """The text of ``framework``'s probe module, found without importing it."""
-    spec = importlib.util.find_spec(FRAMEWORK_MODULES[framework])
+def _module_source(name: str) -> str:
+    """The text of the module ``name``, found without importing it (its package is imported)."""
+    spec = importlib.util.find_spec(name)
     if spec is None or spec.origin is None:
-        raise FileNotFoundError(f"no source for {FRAMEWORK_MODULES[framework]}")
+        raise FileNotFoundError(f"no source for {name}")
     return Path(spec.origin).read_text(encoding="utf-8")
 
 
-def ecosystem_digest(claims: Sequence[Claim]) -> str:
-    """SHA-256 over each claim's checked fields and the whole source of its framework's probes.
+def _probes_digest(framework: str) -> str:
+    text = "".join(
+        _module_source(name) for name in (*SHARED_MODULES, *FRAMEWORK_MODULES[framework])
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
-    Imports none of the frameworks, so the fast tests and the site build can compare it with the
-    record on a machine without them.
 
-    >>> from attention.semantics.claims import load_ecosystem_claims
-    >>> len(ecosystem_digest(load_ecosystem_claims()))
-    64
+def claims_digest(claims: Sequence[Claim]) -> str:
+    """SHA-256 over each claim's checked fields and the source of its framework's probes.
+
+    Imports none of the other frameworks, so the fast tests and the site build can compare it
+    with a record on a machine without them.
     """
-    sources = {framework: _module_source(framework) for framework in {c.framework for c in claims}}
-    parts = [
-        {
-            **_checked_fields(claim),
-            "probes": hashlib.sha256(sources[claim.framework].encode("utf-8")).hexdigest(),
-        }
-        for claim in claims
-    ]
+    sources = {framework: _probes_digest(framework) for framework in {c.framework for c in claims}}
+    parts = [{**_checked_fields(claim), "probes": sources[claim.framework]} for claim in claims]
     text = json.dumps(parts, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def make_ecosystem_record(
+def make_record(
     claims: Sequence[Claim],
     results: Sequence[RowResult],
     *,
+    claims_file: str,
     today: datetime.date | None = None,
 ) -> dict[str, Any]:
-    """The record of a run over every claim about the other frameworks.
+    """The record of a run over every one of ``claims`` (read from ``claims_file``).
 
-    Refuses a partial run, a failing row, and a skipped one: a record states what was verified,
-    so each of those frameworks must be installed.  Rows that need a CUDA device are recorded as
-    not verified.  The record names the version of every package involved, the Keras backend and
-    the date (UTC) of the run.
+    Refuses a partial run, a failing row and a skipped one: a record states what was verified,
+    so every framework of the claims must be installed.  Rows that need a CUDA device are
+    recorded as not verified.  Apart from the date, the same versions and outcomes give the
+    same file.
     """
     if [r.claim.id for r in results] != [c.id for c in claims]:
-        raise ValueError("a record must cover every claim; run with --all and without --only")
+        raise ValueError("a record must cover every claim of its file; run without --only")
     failed = [r.claim.id for r in results if r.status in ("mismatch", "probe_error")]
     if failed:
         raise ValueError(f"refusing to record a run with failing rows: {failed}")
@@ -146,41 +136,15 @@ def make_ecosystem_record(
     if skipped:
         raise ValueError(f"refusing to record a run in which frameworks were skipped: {skipped}")
     day = today if today is not None else datetime.datetime.now(datetime.UTC).date()
+    others = any(claim.framework != "torch" for claim in claims)
     return {
-        "claims_sha256": ecosystem_digest(claims),
-        "date": day.isoformat(),
-        "python": platform.python_version(),
-        "versions": installed_versions(),
-        "keras_backend": keras_backend(),
-        "rows": {
-            r.claim.id: {"status": r.status, "observed": r.observed, "reason": r.reason}
-            for r in results
-        },
-    }
-
-
-def make_record(
-    claims: Sequence[Claim],
-    results: Sequence[RowResult],
-    *,
-    today: datetime.date | None = None,
-) -> dict[str, Any]:
-    """The record of a run over all ``claims``; refuses a partial or failing run.
-
-    The record names the torch release and the date (UTC) of the run, which the site shows on
-    every row; apart from the date, the same torch and the same outcomes give the same file.
-    """
-    if [r.claim.id for r in results] != [c.id for c in claims]:
-        raise ValueError("a record must cover every claim; run without --only")
-    failed = [r.claim.id for r in results if r.status in ("mismatch", "probe_error")]
-    if failed:
-        raise ValueError(f"refusing to record a run with failing rows: {failed}")
-    day = today if today is not None else datetime.datetime.now(datetime.UTC).date()
-    return {
+        "claims": claims_file,
         "claims_sha256": claims_digest(claims),
         "date": day.isoformat(),
-        "torch": torch.__version__,
         "python": platform.python_version(),
+        "torch": torch.__version__,
+        "versions": installed_versions() if others else {"torch": torch.__version__},
+        "keras_backend": keras_backend(),
         "rows": {
             r.claim.id: {"status": r.status, "observed": r.observed, "reason": r.reason}
             for r in results
@@ -192,6 +156,7 @@ def write_record(record: Mapping[str, Any], path: Path | str) -> None:
     """Write ``record`` as stable, diff-friendly JSON."""
     # insertion order, not sorted keys: the rows stay in the order of the claims file
     text = json.dumps(record, indent=2, ensure_ascii=False) + "\n"
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_text(text, encoding="utf-8")
 
 

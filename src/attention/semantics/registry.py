@@ -1,9 +1,10 @@
 """Which probe checks which claim: a decorator that files each probe under its claim id.
 
 A probe is a function without arguments that calls the real framework API on a tiny input and
-returns the word it observed (see :mod:`attention.semantics.observe`).  Probes for one framework
-live in one module; :data:`FRAMEWORK_MODULES` says where, so another framework's rows are added by
-writing its module and its claims, without touching the runner.
+returns the word it observed (see :mod:`attention.semantics.observe`).  Probes live in the
+package :mod:`attention.semantics.probes`, one module per API; :data:`FRAMEWORK_MODULES` says
+which modules hold each framework's probes, so another framework's rows are added by writing its
+module and its claims, without touching the runner.
 
 Only the torch probes import their framework at the top of the module.  The other probe modules
 import nothing heavy: each probe fetches its framework when it runs (:func:`framework_module`), so
@@ -32,9 +33,13 @@ __all__ = [
     "DISTRIBUTIONS",
     "FRAMEWORK_MODULES",
     "NEEDS",
+    "REPOSITORIES",
+    "SHARED_MODULES",
+    "VERIFIED_WITH",
     "Probe",
     "framework_module",
     "installed_versions",
+    "issue_url",
     "keras_backend",
     "missing_framework",
     "probe",
@@ -44,16 +49,23 @@ __all__ = [
 Probe = Callable[[], str]
 """A probe: no arguments, returns the observed vocabulary word (or an "unrecognised ..." text)."""
 
-FRAMEWORK_MODULES: Mapping[str, str] = {
-    "torch": "attention.semantics.probes",
-    "jax": "attention.semantics.probes_jax",
-    "flax": "attention.semantics.probes_flax",
-    "keras": "attention.semantics.probes_keras",
-    "transformers": "attention.semantics.probes_transformers",
-    "flash_attn": "attention.semantics.probes_flash_attn",
-    "xformers": "attention.semantics.probes_xformers",
+_PACKAGE = "attention.semantics.probes"
+
+FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
+    "torch": tuple(
+        f"{_PACKAGE}.{name}" for name in ("sdpa", "softmax", "mha", "transformer", "bias", "flex")
+    ),
+    "jax": (f"{_PACKAGE}.jax_nn",),
+    "flax": (f"{_PACKAGE}.flax_linen",),
+    "keras": (f"{_PACKAGE}.keras_mha",),
+    "transformers": (f"{_PACKAGE}.transformers_bert",),
+    "flash_attn": (f"{_PACKAGE}.flash_attn_func",),
+    "xformers": (f"{_PACKAGE}.xformers_bias",),
 }
-"""The module holding each framework's probes, imported only when its rows run."""
+"""The modules holding each framework's probes (one per API), imported only when its rows run."""
+
+SHARED_MODULES = (f"{_PACKAGE}.inputs", "attention.semantics.observe")
+"""The modules every probe builds its inputs and reads its results with."""
 
 NEEDS: Mapping[str, tuple[str, ...]] = {
     "torch": ("torch",),
@@ -78,6 +90,28 @@ DISTRIBUTIONS: Mapping[str, str] = {
     "xformers": "xformers",
 }
 """The distribution (PyPI) name of each package whose version a record states."""
+
+REPOSITORIES: Mapping[str, str] = {
+    "torch": "pytorch/pytorch",
+    "jax": "jax-ml/jax",
+    "flax": "google/flax",
+    "keras": "keras-team/keras",
+    "transformers": "huggingface/transformers",
+    "flash_attn": "Dao-AILab/flash-attention",
+    "xformers": "facebookresearch/xformers",
+}
+"""Each framework's GitHub repository, where a claim's ``issues`` numbers point."""
+
+VERIFIED_WITH: Mapping[str, tuple[str, ...]] = {
+    "torch": ("torch",),
+    "jax": ("jax", "jaxlib"),
+    "flax": ("flax", "jax"),
+    "keras": ("keras", "jax"),
+    "transformers": ("transformers", "torch"),
+    "flash_attn": ("flash_attn", "torch"),
+    "xformers": ("xformers", "torch"),
+}
+"""The packages whose versions say what a framework's row was verified on, in the order shown."""
 
 KERAS_BACKEND = "jax"
 """The Keras backend the keras rows are about."""
@@ -106,10 +140,11 @@ def probe(claim_id: str, *, framework: str = "torch") -> Callable[[Probe], Probe
 
 
 def probes_for(framework: str) -> Mapping[str, Probe]:
-    """Import ``framework``'s probe module and return its probes by claim id."""
+    """Import ``framework``'s probe modules and return its probes by claim id."""
     if framework not in FRAMEWORK_MODULES:
         raise KeyError(f"no probes for framework {framework!r}; known: {sorted(FRAMEWORK_MODULES)}")
-    importlib.import_module(FRAMEWORK_MODULES[framework])
+    for module in FRAMEWORK_MODULES[framework]:
+        importlib.import_module(module)
     return dict(_PROBES.get(framework, {}))
 
 
@@ -162,6 +197,15 @@ def keras_backend() -> str | None:
     if keras is None:
         return None
     return str(keras.backend.backend())
+
+
+def issue_url(framework: str, number: int) -> str:
+    """The link to issue (or pull request: GitHub redirects) ``number`` of ``framework``.
+
+    >>> issue_url("torch", 115913)
+    'https://github.com/pytorch/pytorch/issues/115913'
+    """
+    return f"https://github.com/{REPOSITORIES[framework]}/issues/{number}"
 
 
 def installed_versions(names: tuple[str, ...] = tuple(DISTRIBUTIONS)) -> dict[str, str | None]:

@@ -7,6 +7,11 @@ does not count towards the exit status unless ``strict`` is set.  A row about a 
 not installed here (``jax``, ``transformers``, ...) is *skipped* the same way, with ``status``
 ``"skipped"`` and the reason (``"jax is not installed"``); its framework is never imported.
 
+A PyTorch row is compared with its expectation for the installed torch release
+(:func:`attention.semantics.claims.expected_for`).  :func:`release_context` says which release
+that is: the installed one, or -- for a release newer than every verified one -- the latest
+verified release, which the output then states.
+
 >>> from attention.semantics.claims import load_claims
 >>> results = run(load_claims(), only=["sdpa.attn_mask.float"])
 >>> [(row.claim.id, row.status, row.observed) for row in results]
@@ -25,16 +30,19 @@ from typing import Any, Literal
 
 import torch
 
-from attention.semantics.claims import Claim
+from attention.semantics import paths
+from attention.semantics.claims import Claim, expected_for, release_tuple
 from attention.semantics.registry import Probe, missing_framework, probes_for
 
 __all__ = [
+    "ReleaseContext",
     "RowResult",
     "Status",
     "UnknownClaimIdError",
     "exit_status",
     "format_table",
     "missing_requirement",
+    "release_context",
     "run",
     "select",
     "skip_reasons",
@@ -46,17 +54,82 @@ Status = Literal["ok", "mismatch", "probe_error", "not_verified", "skipped"]
 
 @dataclass(frozen=True)
 class RowResult:
-    """The outcome of one claim's probe on this machine."""
+    """The outcome of one claim's probe on this machine.
+
+    ``release`` is the torch release whose expectation the row was compared with (None for the
+    other frameworks' rows, which have one expectation).
+    """
 
     claim: Claim
     status: Status
     observed: str | None
     reason: str | None = None
+    release: str | None = None
 
     @property
     def ok(self) -> bool:
         """True only for a row whose probe ran here and saw the expected value."""
         return self.status == "ok"
+
+    @property
+    def expected(self) -> str:
+        """What the row expects on ``release`` (the claim's ``expected`` without one)."""
+        return (
+            self.claim.expected if self.release is None else expected_for(self.claim, self.release)
+        )
+
+
+@dataclass(frozen=True)
+class ReleaseContext:
+    """Which release's expectations a run uses, and why.
+
+    ``installed`` is the installed torch release, ``verified`` the releases the claims were
+    verified on (``conf/torch-releases.toml``), ``compared_with`` the release whose expectations
+    the rows are compared with, and ``note`` a sentence for the output when that is not simply
+    the installed release, a verified one.
+    """
+
+    installed: str
+    compared_with: str
+    verified: tuple[str, ...]
+    note: str | None
+
+
+def release_context(
+    version: str | None = None, verified: Sequence[str] | None = None
+) -> ReleaseContext:
+    """The release context for torch ``version`` (default: the installed one).
+
+    >>> release_context("2.14.1", ["2.13.0", "2.14.1"]).note is None
+    True
+    >>> context = release_context("2.15.0", ["2.13.0", "2.14.1"])
+    >>> context.compared_with
+    '2.14.1'
+    >>> print(context.note)  # doctest: +NORMALIZE_WHITESPACE
+    torch 2.15.0 is newer than every verified release (2.13.0, 2.14.1):
+    compared with the expectations for 2.14.1
+    """
+    installed = paths.release_of(version if version is not None else torch.__version__)
+    if verified is None:
+        verified = [release.torch for release in paths.torch_releases()]
+    ordered = tuple(sorted(verified, key=release_tuple))
+    listed = ", ".join(ordered)
+    if installed in ordered:
+        return ReleaseContext(installed, installed, ordered, None)
+    if release_tuple(installed) > release_tuple(ordered[-1]):
+        note = (
+            f"torch {installed} is newer than every verified release ({listed}): compared with "
+            f"the expectations for {ordered[-1]}"
+        )
+        return ReleaseContext(installed, ordered[-1], ordered, note)
+    position = (
+        "older than every" if release_tuple(installed) < release_tuple(ordered[0]) else "not a"
+    )
+    note = (
+        f"torch {installed} is {position} verified release ({listed}): compared with the "
+        f"expectations stated for {installed}, not verified on it"
+    )
+    return ReleaseContext(installed, installed, ordered, note)
 
 
 def missing_requirement(requirement: str | None) -> str | None:
@@ -110,14 +183,19 @@ def select(claims: Sequence[Claim], only: Iterable[str] | None) -> list[Claim]:
     return chosen
 
 
-def _run_one(claim: Claim, probe: Probe | None, skipped: str | None = None) -> RowResult:
+def _run_one(
+    claim: Claim, probe: Probe | None, skipped: str | None = None, release: str | None = None
+) -> RowResult:
+    release = release if claim.framework == "torch" else None
     reason = missing_requirement(claim.requires)
     if reason is not None:
-        return RowResult(claim, "not_verified", None, reason)
+        return RowResult(claim, "not_verified", None, reason, release)
     if skipped is not None:
-        return RowResult(claim, "skipped", None, skipped)
+        return RowResult(claim, "skipped", None, skipped, release)
     if probe is None:
-        return RowResult(claim, "probe_error", "no probe is registered for this claim")
+        return RowResult(
+            claim, "probe_error", "no probe is registered for this claim", release=release
+        )
     try:
         with warnings.catch_warnings():
             # framework warnings (deprecations, "unfused implementation") would bury the table;
@@ -125,8 +203,10 @@ def _run_one(claim: Claim, probe: Probe | None, skipped: str | None = None) -> R
             warnings.simplefilter("ignore")
             observed = probe()
     except Exception as error:
-        return RowResult(claim, "probe_error", f"probe raised: {type(error).__name__}: {error}")
-    return RowResult(claim, "ok" if observed == claim.expected else "mismatch", observed)
+        raised = f"probe raised: {type(error).__name__}: {error}"
+        return RowResult(claim, "probe_error", raised, release=release)
+    expected = expected_for(claim, release) if release is not None else claim.expected
+    return RowResult(claim, "ok" if observed == expected else "mismatch", observed, None, release)
 
 
 def skip_reasons(claims: Iterable[Claim]) -> dict[str, str | None]:
@@ -144,12 +224,16 @@ def run(
     *,
     only: Iterable[str] | None = None,
     probes: Callable[[str], Mapping[str, Probe]] = probes_for,
+    release: str | None = None,
 ) -> list[RowResult]:
     """Run the probe of every selected claim, in the order of the claims file.
 
-    The probes of a framework that is not installed are neither imported nor run: its rows come
-    back skipped.
+    The PyTorch rows are compared with their expectation for torch ``release`` (default: the
+    one :func:`release_context` picks for the installed torch).  The probes of a framework that
+    is not installed are neither imported nor run: its rows come back skipped.
     """
+    if release is None:
+        release = release_context().compared_with
     chosen = select(claims, only)
     skipped = skip_reasons(chosen)
     tables = {
@@ -157,7 +241,7 @@ def run(
         for framework, reason in skipped.items()
     }
     return [
-        _run_one(claim, tables[claim.framework].get(claim.id), skipped[claim.framework])
+        _run_one(claim, tables[claim.framework].get(claim.id), skipped[claim.framework], release)
         for claim in chosen
     ]
 
@@ -178,15 +262,23 @@ def exit_status(results: Sequence[RowResult], *, strict: bool = False) -> int:
 
 
 def to_json(
-    results: Sequence[RowResult], *, versions: Mapping[str, str | None] | None = None
+    results: Sequence[RowResult],
+    *,
+    versions: Mapping[str, str | None] | None = None,
+    context: ReleaseContext | None = None,
 ) -> dict[str, Any]:
-    """The ``--json`` document: the torch version, one object per row, and ``versions`` if given.
+    """The ``--json`` document: the torch version, the release context, one object per row.
 
-    Every row has ``id``, ``api``, ``argument``, ``expected``, ``observed``, ``ok`` and
+    Top level: ``torch`` (the installed version), ``release`` (``installed``, ``compared_with``,
+    ``verified``, ``note``: see :class:`ReleaseContext`), ``versions`` when given (the ``--all``
+    run: each package's installed version, null where it is not installed), and ``rows``.
+    Every row has ``id``, ``api``, ``argument``, ``expected`` (for the release it is compared
+    with), ``expected_for`` (that release; null for the other frameworks' rows), ``changed_in``
+    (the releases ``X.Y`` where the row's behaviour changed), ``observed``, ``ok`` and
     ``status``; ``docs_say`` where the documentation disagrees; ``reason`` for rows not verified
-    or skipped.  ``versions`` (the ``--all`` run) maps each package to its installed version,
-    null where it is not installed.
+    or skipped.
     """
+    context = context if context is not None else release_context()
     rows: list[dict[str, Any]] = []
     for result in results:
         claim = result.claim
@@ -194,7 +286,9 @@ def to_json(
             "id": claim.id,
             "api": claim.api,
             "argument": claim.argument,
-            "expected": claim.expected,
+            "expected": result.expected,
+            "expected_for": result.release,
+            "changed_in": [change.since for change in claim.changes],
             "observed": result.observed,
             "ok": result.ok,
             "status": result.status,
@@ -204,7 +298,15 @@ def to_json(
         if result.reason is not None:
             row["reason"] = result.reason
         rows.append(row)
-    document: dict[str, Any] = {"torch": torch.__version__}
+    document: dict[str, Any] = {
+        "torch": torch.__version__,
+        "release": {
+            "installed": context.installed,
+            "compared_with": context.compared_with,
+            "verified": list(context.verified),
+            "note": context.note,
+        },
+    }
     if versions is not None:
         document["versions"] = dict(versions)
     document["rows"] = rows
@@ -221,14 +323,21 @@ _MARK: Mapping[Status, str] = {
 
 
 def format_table(
-    results: Sequence[RowResult], *, versions: Mapping[str, str | None] | None = None
+    results: Sequence[RowResult],
+    *,
+    versions: Mapping[str, str | None] | None = None,
+    context: ReleaseContext | None = None,
 ) -> str:
     """The human-readable table: one line per row, then a count, then every failure spelled out.
 
-    ``versions`` (the ``--all`` run) adds a line naming each package's installed version.
+    ``versions`` (the ``--all`` run) adds a line naming each package's installed version; a
+    release context with a note (a torch newer than every verified release) adds that note.
     """
+    context = context if context is not None else release_context()
     cuda = "available" if torch.cuda.is_available() else "not available"
     lines = [f"mask semantics on torch {torch.__version__} (CUDA {cuda})", ""]
+    if context.note is not None:
+        lines[1:1] = [f"note: {context.note}"]
     if versions is not None:
         shown = ", ".join(
             f"{name} {version or 'not installed'}" for name, version in versions.items()
@@ -238,17 +347,19 @@ def format_table(
     for result in results:
         claim = result.claim
         if result.status == "ok":
-            shown = claim.expected
+            shown = result.expected
             if claim.docs_say == "unspecified":
                 shown += "   (not documented)"
-            elif claim.disagrees_with_docs:
+            elif claim.docs_say is not None and claim.docs_say != result.expected:
                 shown += f"   (docs say: {claim.docs_say})"
+            if claim.changes:
+                shown += "   (changed in " + ", ".join(c.since for c in claim.changes) + ")"
         elif result.status == "not_verified":
             shown = f"not verified here: {result.reason}"
         elif result.status == "skipped":
             shown = f"skipped: {result.reason}"
         else:
-            shown = f"expected {claim.expected}, observed {result.observed}"
+            shown = f"expected {result.expected}, observed {result.observed}"
         lines.append(f"{_MARK[result.status]:<4} {claim.id:<{width}}  {shown}")
     counts = {status: sum(r.status == status for r in results) for status in _MARK}
     failed = counts["mismatch"] + counts["probe_error"]
@@ -263,6 +374,8 @@ def format_table(
         if result.status in ("mismatch", "probe_error"):
             lines.append(
                 f"FAILED {result.claim.id} ({result.claim.api}, {result.claim.argument}): "
-                f"expected {result.claim.expected!r}, observed {result.observed!r}"
+                f"expected {result.expected!r}"
+                + (f" on torch {result.release}" if result.release is not None else "")
+                + f", observed {result.observed!r}"
             )
     return "\n".join(lines)

@@ -3,8 +3,9 @@
 ``xformers.ops.memory_efficient_attention`` runs on CUDA, and xFormers' wheels are built against
 one torch release each, so neither is available beside the pinned CPU torch.  Without them these
 rows are reported as not verified, and the table cites their source (the bias classes' docstrings
-in ``xformers/ops/fmha/attn_bias.py``).  With them the probes call the real kernel on zero queries
-and keys and one-hot values (layout ``[B, M, H, K]``), so the output is the weight matrix.
+in ``xformers/ops/fmha/attn_bias.py``).  With them the probes call the real kernel on the shared
+zero queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`, layout
+``[B, M, H, K]``), so the output is the weight matrix.
 :data:`DEVICE` and :data:`DTYPE` are module settings so the tests can use a stand-in on the CPU.
 """
 
@@ -13,7 +14,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from attention.semantics.observe import as_tensor, causal_alignment
+from attention.semantics.observe import causal_alignment
+from attention.semantics.probes.inputs import read_weights, weight_inputs
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -33,12 +35,12 @@ def xformers_weights(length: int, source: int, bias_class: str) -> Tensor:
     """Weights ``[M, S]`` of ``memory_efficient_attention`` with ``attn_bias=<bias_class>()``."""
     ops = framework_module("xformers.ops")
     attn_bias = framework_module("xformers.ops.fmha.attn_bias")
-    query = torch.zeros(1, length, 1, 16, dtype=DTYPE, device=DEVICE)  # [B, M, H, K]: scores 0
-    key = torch.zeros(1, source, 1, 16, dtype=DTYPE, device=DEVICE)  # [B, S, H, K]
-    value = torch.eye(source, 16, dtype=DTYPE, device=DEVICE)[None, :, None, :]  # one-hot
+    query, key, value = weight_inputs(
+        length, source, layout="BLHD", width=16, dtype=DTYPE, device=DEVICE
+    )  # [B, M, H, K]
     bias = getattr(attn_bias, bias_class)()
     output = ops.memory_efficient_attention(query, key, value, attn_bias=bias)  # [B, M, H, K]
-    return as_tensor(output[0, :, 0, :source])  # [M, S], float64 on the CPU
+    return read_weights(output, "BLHD", source)  # [M, S], float64 on the CPU
 
 
 @probe("xformers.LowerTriangularMask.alignment", framework=FRAMEWORK)

@@ -30,7 +30,7 @@ from attention.semantics.observe import (
     count_calls,
     empty_row_outcome,
 )
-from attention.semantics.probes import EMPTY_ROW_ALLOWED, PATTERN
+from attention.semantics.probes.inputs import EMPTY_ROW_ALLOWED, PATTERN, agreed
 from attention.semantics.registry import KERAS_BACKEND, framework_module, probe
 
 __all__ = [
@@ -86,13 +86,6 @@ def keras_weights(path: KerasPath, length: int, source: int, **kwargs: Any) -> T
     return as_tensor(output)[0, :, :source]  # [T, S]
 
 
-def _agreed(seen: dict[str, str]) -> str:
-    values = set(seen.values())
-    if len(values) == 1:
-        return values.pop()
-    return "differs by code path: " + ", ".join(f"{path}: {value}" for path, value in seen.items())
-
-
 def _as_batch(mask: Tensor) -> Any:
     return mask.numpy()[None]  # [B=1, T, S], the shape the layer documents
 
@@ -100,7 +93,7 @@ def _as_batch(mask: Tensor) -> Any:
 @probe("keras.MultiHeadAttention.attention_mask", framework=FRAMEWORK)
 def multi_head_attention_attention_mask() -> str:
     """What True means in the Boolean ``attention_mask`` ``[B, T, S]``, on both code paths."""
-    return _agreed(
+    return agreed(
         {
             path: boolean_polarity(
                 keras_weights(path, 3, 3, attention_mask=_as_batch(PATTERN)), PATTERN
@@ -113,7 +106,7 @@ def multi_head_attention_attention_mask() -> str:
 @probe("keras.MultiHeadAttention.use_causal_mask.alignment", framework=FRAMEWORK)
 def multi_head_attention_use_causal_mask_alignment() -> str:
     """Where ``use_causal_mask=True`` puts the triangle with T=2 queries and S=4 keys."""
-    return _agreed(
+    return agreed(
         {
             path: causal_alignment(keras_weights(path, 2, 4, use_causal_mask=True))
             for path in KERAS_PATHS

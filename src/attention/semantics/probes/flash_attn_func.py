@@ -1,11 +1,12 @@
 """Probes for the flash-attn package's ``flash_attn_func``: they need a CUDA device and flash-attn.
 
 flash-attn has no CPU kernel, so on a machine without CUDA these rows are reported as not verified
-and the table cites the source they rest on instead (the package's README, "2.1: Change behavior
-of causal flag").  Where a CUDA device and flash-attn are present the probes run like every other:
-zero queries and keys, one-hot values, float16 (the kernels take half precision only), so the
-output is the weight matrix.  ``flash_attn`` is fetched when a probe runs; :data:`DEVICE` and
-:data:`DTYPE` are module settings so the tests can run the probes against a stand-in on the CPU.
+and the table cites the source they rest on instead (the package's README, "2.1: Change behavior of
+causal flag").  Where a CUDA device and flash-attn are present the probes run like every other: the
+shared zero queries and keys and one-hot values (:mod:`attention.semantics.probes.inputs`), float16
+(the kernels take half precision only), so the output is the weight matrix.  ``flash_attn`` is
+fetched when a probe runs; :data:`DEVICE` and :data:`DTYPE` are module settings so the tests can run
+the probes against a stand-in on the CPU.
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from attention.semantics.observe import as_tensor, causal_alignment, empty_row_outcome
+from attention.semantics.observe import causal_alignment, empty_row_outcome
+from attention.semantics.probes.inputs import read_weights, weight_inputs
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -32,11 +34,11 @@ DTYPE = torch.float16
 def flash_weights(length: int, source: int, *, causal: bool) -> Tensor:
     """Weights ``[L, S]`` of ``flash_attn.flash_attn_func`` (layout ``[B, L, H, D]``)."""
     flash_attn = framework_module("flash_attn")
-    query = torch.zeros(1, length, 1, 16, dtype=DTYPE, device=DEVICE)  # [B, L, H, D]: scores 0
-    key = torch.zeros(1, source, 1, 16, dtype=DTYPE, device=DEVICE)  # [B, S, H, D]
-    value = torch.eye(source, 16, dtype=DTYPE, device=DEVICE)[None, :, None, :]  # one-hot
+    query, key, value = weight_inputs(
+        length, source, layout="BLHD", width=16, dtype=DTYPE, device=DEVICE
+    )  # [B, L, H, D]
     output = flash_attn.flash_attn_func(query, key, value, causal=causal)  # [B, L, H, D]
-    return as_tensor(output[0, :, 0, :source])  # [L, S], float64 on the CPU
+    return read_weights(output, "BLHD", source)  # [L, S], float64 on the CPU
 
 
 @probe("flash_attn.flash_attn_func.causal.alignment", framework=FRAMEWORK)

@@ -1,9 +1,10 @@
 """Live probes for ``jax.nn.dot_product_attention``: one function per claim, on a tiny input.
 
-The input is the one the torch probes use, in JAX's layout ``[B, T, N, H]`` (batch, queries,
-heads, head size): zero queries and keys, so every score is 0, and one-hot values, so each output
-row *is* that query's weight row.  Inputs are NumPy arrays, which JAX accepts as they are; the
-output converts back to torch for :mod:`attention.semantics.observe`.  ``jax`` is fetched when a
+The input is the shared one (:mod:`attention.semantics.probes.inputs`) in JAX's layout
+``[B, T, N, H]`` (batch, queries, heads, head size): zero queries and keys, so every score is 0,
+and one-hot values, so each output row *is* that query's weight row.  The inputs go in as NumPy
+arrays, which JAX accepts as they are; the output converts back to torch for
+:mod:`attention.semantics.observe`.  ``jax`` is fetched when a
 probe runs (:func:`~attention.semantics.registry.framework_module`), never at import, and the
 function is looked up on the module at call time, so a test can put a JAX that behaves
 differently in its place and watch the rows fail.  The rows hold for the default implementation,
@@ -14,19 +15,23 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import torch
 from torch import Tensor
 
 from attention.semantics.observe import (
     additive_reading,
-    as_tensor,
     boolean_polarity,
     call_outcome,
     causal_alignment,
     empty_row_outcome,
 )
-from attention.semantics.probes import ADDITIVE_ROW, EMPTY_ROW_ALLOWED, PATTERN
+from attention.semantics.probes.inputs import (
+    ADDITIVE_ROW,
+    EMPTY_ROW_ALLOWED,
+    PATTERN,
+    read_weights,
+    weight_inputs,
+)
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -48,11 +53,10 @@ def jax_weights(length: int, source: int, **kwargs: Any) -> Tensor:
     Masks and biases go in as 4-D ``[B, N, T, S]`` arrays, the rank the function asks for.
     """
     jax = framework_module("jax")
-    query = np.zeros((1, length, 1, 8), dtype=np.float32)  # [B, T, N, H]: every score is 0
-    key = np.zeros((1, source, 1, 8), dtype=np.float32)  # [B, S, N, H]
-    value = np.eye(source, 8, dtype=np.float32)[None, :, None, :]  # one-hot: output = weights
+    inputs = weight_inputs(length, source, layout="BLHD", dtype=torch.float32)  # [B, T, N, H]
+    query, key, value = (tensor.numpy() for tensor in inputs)
     output = jax.nn.dot_product_attention(query, key, value, **kwargs)  # [B, T, N, H]
-    return as_tensor(output)[0, :, 0, :source]  # [T, S]
+    return read_weights(output, "BLHD", source)  # [T, S]
 
 
 def _four_d(mask: Tensor) -> Any:

@@ -1,7 +1,7 @@
 """Live probes for Flax Linen's ``dot_product_attention`` and its mask helper.
 
-Same input as the JAX probes (:mod:`attention.semantics.probes_jax`): layout ``[B, T, N, H]``,
-zero queries and keys, one-hot values, so the output is the weight matrix.  ``flax.linen`` is
+The shared input (:mod:`attention.semantics.probes.inputs`) in layout ``[B, T, N, H]``: zero
+queries and keys, one-hot values, so the output is the weight matrix.  ``flax.linen`` is
 fetched when a probe runs, never at import.
 """
 
@@ -21,7 +21,13 @@ from attention.semantics.observe import (
     empty_row_outcome,
     mask_convention,
 )
-from attention.semantics.probes import ADDITIVE_ROW, EMPTY_ROW_ALLOWED, PATTERN
+from attention.semantics.probes.inputs import (
+    ADDITIVE_ROW,
+    EMPTY_ROW_ALLOWED,
+    PATTERN,
+    read_weights,
+    weight_inputs,
+)
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -39,12 +45,11 @@ def flax_weights(mask: Tensor) -> Tensor:
     """Weights ``[T, S]`` of ``flax.linen.dot_product_attention`` with ``mask`` ``[T, S]``."""
     linen = framework_module("flax.linen")
     length, source = mask.shape
-    query = np.zeros((1, length, 1, 8), dtype=np.float32)  # [B, T, N, H]: every score is 0
-    key = np.zeros((1, source, 1, 8), dtype=np.float32)  # [B, S, N, H]
-    value = np.eye(source, 8, dtype=np.float32)[None, :, None, :]  # one-hot: output = weights
+    inputs = weight_inputs(length, source, layout="BLHD", dtype=torch.float32)  # [B, T, N, H]
+    query, key, value = (tensor.numpy() for tensor in inputs)
     arg: Any = mask.numpy()[None, None]  # [B, N, T, S]
     output = linen.dot_product_attention(query, key, value, mask=arg)  # [B, T, N, H]
-    return as_tensor(output)[0, :, 0, :source]  # [T, S]
+    return read_weights(output, "BLHD", source)  # [T, S]
 
 
 @probe("flax.linen.dot_product_attention.mask.bool", framework=FRAMEWORK)

@@ -1,0 +1,126 @@
+"""Where every file of ``conf/`` lives: the claims, the records, the torch releases, the pins.
+
+The one place that names them.  The package, ``noxfile.py`` and the docs extensions all ask this
+module; it imports nothing but the standard library, so ``noxfile.py`` loads it from its file
+without installing the package (and without torch).
+
+In a source checkout the files are in ``conf/``; an installed wheel carries the two claims files
+inside ``attention/semantics/`` (see ``pyproject.toml``), so :func:`claims_file` looks there first.
+The records are written by ``python -m attention.semantics --record`` and ``nox -s
+semantics_matrix``: one per torch release, ``conf/records/torch-<release>.json``, and one for the
+other frameworks, ``conf/records/ecosystem.json``.
+
+>>> torch_record("2.14.1").relative_to(ROOT).as_posix()
+'conf/records/torch-2.14.1.json'
+>>> [release.torch for release in torch_releases()][:1]
+['2.13.0']
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = [
+    "CLAIMS",
+    "CONF",
+    "CONSTRAINTS",
+    "ECOSYSTEM_CLAIMS",
+    "ECOSYSTEM_CONSTRAINTS",
+    "ECOSYSTEM_RECORD",
+    "RECORDS",
+    "RELEASES",
+    "ROOT",
+    "TorchRelease",
+    "claims_file",
+    "record_files",
+    "release_of",
+    "torch_record",
+    "torch_releases",
+]
+
+# src/attention/semantics/paths.py: the checkout's root is three folders above "attention"
+ROOT = Path(__file__).resolve().parents[3]
+CONF = ROOT / "conf"
+CLAIMS = CONF / "semantics.toml"
+"""The PyTorch claims (the rows of the mask-semantics table)."""
+ECOSYSTEM_CLAIMS = CONF / "semantics-ecosystem.toml"
+"""The claims about other frameworks (JAX, Flax, Keras, Transformers, flash-attn, xFormers)."""
+RECORDS = CONF / "records"
+"""The verification records, one JSON file per torch release and one for the other frameworks."""
+ECOSYSTEM_RECORD = RECORDS / "ecosystem.json"
+RELEASES = CONF / "torch-releases.toml"
+"""The torch releases ``nox -s semantics_matrix`` verifies the claims on."""
+CONSTRAINTS = CONF / "constraints.txt"
+"""The exact versions every environment installs (torch: the default release)."""
+ECOSYSTEM_CONSTRAINTS = CONF / "constraints-ecosystem.txt"
+"""The exact versions of the other frameworks (``nox -s semantics_ecosystem``)."""
+
+_RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+
+
+def claims_file(name: str) -> Path:
+    """The ``conf/`` file ``name`` a wheel carries: the packaged copy, else ``conf/<name>``.
+
+    The path is returned even when neither exists; reading it then reports the missing file.
+
+    >>> claims_file("semantics.toml").name
+    'semantics.toml'
+    """
+    packaged = Path(__file__).resolve().parent / name
+    return packaged if packaged.is_file() else CONF / name
+
+
+def release_of(version: str) -> str:
+    """The release ``X.Y.Z`` of a torch version string (no local build tag, no pre-release).
+
+    >>> release_of("2.13.0+cpu"), release_of("2.14.1")
+    ('2.13.0', '2.14.1')
+    """
+    match = re.match(r"^(\d+)\.(\d+)\.(\d+)", version)
+    if match is None:
+        raise ValueError(f"not a torch version: {version!r}")
+    return ".".join(match.groups())
+
+
+def torch_record(release: str) -> Path:
+    """The record of the PyTorch rows on torch ``release`` (``X.Y.Z``)."""
+    if not _RELEASE.match(release):
+        raise ValueError(f"a torch release is X.Y.Z, got {release!r}")
+    return RECORDS / f"torch-{release}.json"
+
+
+def record_files() -> list[Path]:
+    """Every record in ``conf/records/``, sorted by name."""
+    return sorted(RECORDS.glob("*.json"))
+
+
+@dataclass(frozen=True)
+class TorchRelease:
+    """One release of :data:`RELEASES`: its version, and the extra pins its wheel needs, if any."""
+
+    torch: str
+    constraints: Path | None
+
+
+def torch_releases(path: Path | None = None) -> list[TorchRelease]:
+    """The releases listed in ``path`` (default: the packaged copy, else :data:`RELEASES`).
+
+    In file order; raises ValueError naming a bad entry.
+    """
+    path = path if path is not None else claims_file(RELEASES.name)
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    releases: list[TorchRelease] = []
+    for index, entry in enumerate(data.get("releases", []), start=1):
+        version = entry.get("torch") if isinstance(entry, dict) else None
+        if not isinstance(version, str) or not _RELEASE.match(version):
+            raise ValueError(f"{path}: release #{index}: torch must be 'X.Y.Z', got {version!r}")
+        extra = entry.get("constraints")
+        if extra is not None and not isinstance(extra, str):
+            raise ValueError(f"{path}: release #{index}: constraints must be a file name")
+        releases.append(TorchRelease(version, path.parent / extra if extra else None))
+    if not releases:
+        raise ValueError(f"{path}: no [[releases]] entry")
+    return releases
