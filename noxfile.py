@@ -91,15 +91,20 @@ def _python311(session: nox.Session) -> str:
     return found
 
 
+SHARED_EXTRAS = ("browser", "docs", "plots", "test", "typecheck")
+"""The package's extras that the shared environment holds once it is created."""
+
+
 def _use_env(
     session: nox.Session, extras: Iterable[str] = (), packages: Iterable[str] = ()
 ) -> None:
     """Run the rest of ``session`` in the shared environment, after adding what it lacks.
 
-    ``extras`` of the package (installed editable) and other ``packages`` are installed with the
-    constraints, with pip's own output (the first install takes minutes), only when the
-    environment does not hold them yet.  A torch override (ATTENTION_TORCH) gets an environment
-    of its own, so switching back to the pinned torch reinstalls nothing.
+    ``extras`` of the package (installed editable, together with every one of SHARED_EXTRAS) and
+    other ``packages`` are installed with the constraints, with pip's own output (the first
+    install takes minutes), only when the environment does not hold them yet.  A torch override
+    (ATTENTION_TORCH) gets an environment of its own, so switching back to the pinned torch
+    reinstalls nothing.
     """
     constraints = _constraints(session)
     override = os.environ.get("ATTENTION_TORCH", "").strip()
@@ -127,7 +132,9 @@ def _use_env(
             # an editable install) at their pinned versions: the package is then built without
             # build isolation, from pinned packages only.
             _pip(session, python, constraints, "pip", "setuptools", "hatchling", "editables")
-        wanted = sorted({*state["extras"], *extras})
+        # Every extra the default sessions use, in one pip run: later sessions install nothing
+        # (each pip run costs 10-20 s of resolving even when it adds little).
+        wanted = sorted({*state["extras"], *extras, *SHARED_EXTRAS})
         editable = ("-e", f".[{','.join(wanted)}]") if missing_extras else ()
         session.log(f"installing into {venv}: {' '.join([*editable, *missing_packages])}")
         _pip(session, python, constraints, "--no-build-isolation", *editable, *missing_packages)
