@@ -11,17 +11,16 @@ Uses the browser and server of ``test_browser.py``; run with ``nox -s browser``.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
-import sys
 import zlib
 from collections.abc import Iterator
-from types import ModuleType
 
 import pytest
 from playwright.sync_api import Page
 from test_browser import RAW_TEX, REPO, SITE, Browser, _check_clean, browser
+
+from attention.semantics import paths
 
 __all__ = ["browser"]  # the fixture, shared with test_browser.py
 
@@ -59,22 +58,8 @@ def _version() -> str:
     return match.group(1)
 
 
-def _paths() -> ModuleType:
-    """attention.semantics.paths, from its file (this session does not install the package)."""
-    spec = importlib.util.spec_from_file_location(
-        "attention_paths", REPO / "src" / "attention" / "semantics" / "paths.py"
-    )
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
 def _records() -> dict[str, dict[str, object]]:
     """claim id -> (release texts, dates) expected on its row, from the committed records."""
-    paths = _paths()
     expected: dict[str, dict[str, object]] = {}
     for release in paths.torch_releases():
         path = paths.torch_record(release.torch)
