@@ -19,6 +19,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from offline_site import LANGUAGES, open_offline
+from page_view import PageView, read_page
 from playwright.sync_api import BrowserContext, Page, Request
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,6 +51,13 @@ class Browser:
     base: str
     external: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
+    views: dict[str, PageView] = field(default_factory=dict)
+
+    def view(self, url: str) -> PageView:
+        """What ``url`` (``<language>/<path>``) showed; the page is read on first use only."""
+        if url not in self.views:
+            self.views[url] = read_page(self.context, self.base, self.external, url)
+        return self.views[url]
 
     def open(self, path: str) -> Page:
         page = self.context.new_page()
@@ -96,16 +104,15 @@ def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).is_file():
         pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
     with open_offline(SITE, CHROMIUM) as offline:
+        # the copy-button checks click a button and read the clipboard back
+        clipboard = ["clipboard-read", "clipboard-write"]
+        offline.context.grant_permissions(clipboard, origin=offline.base)
         session = Browser(offline.context, offline.base, external=offline.external)
         _RUNNING.append(session)
         try:
             yield session
         finally:
             _RUNNING.remove(session)
-
-
-def _anchor_ids(page: Page) -> list[str]:
-    return sorted(page.eval_on_selector_all("article [id]", "els => els.map(e => e.id)"))
 
 
 def _check_icons(page: Page) -> None:
@@ -144,41 +151,24 @@ def test_root_page_offers_both_languages(browser: Browser) -> None:
 @pytest.mark.parametrize("path", PAGES)
 def test_page(browser: Browser, language: str, path: str) -> None:
     """Math typeset, no raw TeX, folded solutions, and the switch to the same page elsewhere."""
-    page = browser.open(f"{language}/{path}")
-    math = page.locator("article .math").count()
-    if math:
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
-        untypeset = page.eval_on_selector_all(
-            "article .math", "els => els.filter(e => !e.querySelector('mjx-container')).length"
-        )
-        assert untypeset == 0, f"{untypeset} of {math} formulas not typeset by MathJax"
-    prose = page.evaluate(
-        """() => {
-            const article = document.querySelector('article').cloneNode(true);
-            article.querySelectorAll('pre, code, mjx-container').forEach(e => e.remove());
-            return article.textContent;
-        }"""
-    )
-    assert not RAW_TEX.search(prose), f"raw TeX left on the page: {RAW_TEX.search(prose)}"
-
+    view = browser.view(f"{language}/{path}")
+    assert not view.external, f"requests to other hosts: {view.external}"
+    assert not view.errors, "\n".join(view.errors)
+    if view.math:
+        assert view.mathjax, f"{view.math} formulas and no MathJax on the page"
+        assert view.untypeset == 0, f"{view.untypeset} of {view.math} formulas not typeset"
+    match = RAW_TEX.search(view.prose)
+    assert not match, f"raw TeX left on the page: {match}"
     # Solutions (admonitions with :class: dropdown) start folded.
-    for body in page.locator("article .admonition.dropdown > :not(.admonition-title)").all():
-        assert not body.is_visible(), "a dropdown admonition is open before it is clicked"
-
-    _check_icons(page)
-    ids = _anchor_ids(page)
-    lang_attribute = page.get_attribute("html", "lang")
-    switch = page.locator("nav.language-switch a.language-switch-link")
-    assert switch.count() == 1, "no language switch on the page"
+    assert view.open_dropdowns == 0, f"{view.open_dropdowns} dropdowns open before a click"
+    assert view.icons, "the page links no icon"
+    for icon, status in view.icons.items():
+        assert status == 200, f"icon {icon}: HTTP {status}"
     other = next(code for code in LANGUAGES if code != language)
-    switch.click()
-    # Waits for the same page in the other language to load; times out if the switch goes elsewhere.
-    page.wait_for_url(f"{browser.base}/{other}/{path}", wait_until="load", timeout=15000)
-    assert page.get_attribute("html", "lang") != lang_attribute
-    assert _anchor_ids(page) == ids, "the two languages do not share the same anchors"
-    page.close()
-    _check_clean(browser)
+    assert view.switch == [f"{browser.base}/{other}/{path}"], "the switch goes elsewhere"
+    counterpart = browser.view(f"{other}/{path}")
+    assert counterpart.lang != view.lang, f"both languages say <html lang={view.lang!r}>"
+    assert counterpart.anchors == view.anchors, "the two languages do not share the same anchors"
 
 
 def test_chinese_search_finds_chinese_words(browser: Browser) -> None:

@@ -6,19 +6,22 @@ name a file; and the Chinese page must show the Chinese variant of each figure: 
 image from the English page's (the labels are drawn in the page's language) and the
 ``figure-lang-zh_CN`` mark that the ``{localized-figure}`` directive writes.
 
-Run with ``nox -s browser`` (builds the site first), with the other browser checks.
+Each page is read once for all the browser checks (``page_view.py``).  Run with
+``nox -s browser`` (builds the site first), with the other browser checks.
 """
 
 from __future__ import annotations
 
 import re
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 
 import pytest
-from offline_site import open_offline
-from test_browser import CHROMIUM, LANGUAGES, PAGES, SITE
+from test_browser import (
+    LANGUAGES,
+    PAGES,
+    Browser,
+    browser,  # noqa: F401  (the shared fixture)
+)
 
 NUMBER = {"en": re.compile(r"^Fig\. \d+$"), "zh_CN": re.compile(r"^图 \d+$")}
 CJK = re.compile(r"[\u4e00-\u9fff]")
@@ -36,48 +39,9 @@ class Shown:
     classes: str  # the enclosing figure's classes, "" outside a figure
 
 
-# Every image of the article with what a reader gets from it; the theme's own icons (the module
-# index's toggles, under _static/) are not figures.
-SHOWN = """els => els.filter(img => !img.getAttribute('src').includes('_static/')).map(img => {
-    const figure = img.closest('figure');
-    const caption = figure ? figure.querySelector('figcaption') : null;
-    const number = caption ? caption.querySelector('.caption-number') : null;
-    const text = caption ? caption.querySelector('.caption-text') : null;
-    return {
-        src: new URL(img.src).pathname.replace(/^.*\\/_images\\//, '_images/'),
-        alt: img.getAttribute('alt') || '',
-        number: number ? number.textContent.trim() : '',
-        caption: text ? text.textContent.trim() : '',
-        classes: figure ? figure.className : '',
-    };
-})"""
-
-
-def _read_site() -> dict[tuple[str, str], list[Shown]]:
-    """Open every page in both languages in headless Chromium, offline; what each one shows."""
-    shown: dict[tuple[str, str], list[Shown]] = {}
-    with open_offline(SITE, CHROMIUM) as offline:
-        page = offline.context.new_page()
-        for language in LANGUAGES:
-            for path in PAGES:
-                page.goto(f"{offline.base}/{language}/{path}", wait_until="load")
-                rows = page.eval_on_selector_all("article img", SHOWN)
-                shown[language, path] = [Shown(**row) for row in rows]
-        external = list(offline.external)
-    assert not external, f"requests to other hosts: {external}"
-    return shown
-
-
-@pytest.fixture(scope="module")
-def site_figures() -> dict[tuple[str, str], list[Shown]]:
-    if not (SITE / "index.html").is_file() or not PAGES:
-        pytest.fail(f"no built site at {SITE}: run `nox -s docs` first")
-    if not Path(CHROMIUM).is_file():
-        pytest.fail(f"no Chromium at {CHROMIUM}: apt-get install -y chromium")
-    # Playwright's synchronous API allows one instance per thread, and test_browser.py holds
-    # one in this thread for the whole session: this one runs in a thread of its own.
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(_read_site).result()
+def _shown(browser: Browser, url: str) -> list[Shown]:  # noqa: F811
+    """The images of the article at ``url`` (page_view.FIGURES reads them)."""
+    return [Shown(**row) for row in browser.view(url).figures]
 
 
 def figure_problems(language: str, shown: list[Shown]) -> list[str]:
@@ -114,9 +78,10 @@ def language_problems(english: list[Shown], chinese: list[Shown]) -> list[str]:
 
 @pytest.mark.parametrize("path", PAGES)
 def test_figures_are_numbered_captioned_described_and_localized(
-    site_figures: dict[tuple[str, str], list[Shown]], path: str
+    browser: Browser,  # noqa: F811
+    path: str,
 ) -> None:
-    shown = {language: site_figures[language, path] for language in LANGUAGES}
+    shown = {language: _shown(browser, f"{language}/{path}") for language in LANGUAGES}
     problems = [
         f"{language}/{path}: {problem}"
         for language in LANGUAGES
