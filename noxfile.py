@@ -49,6 +49,13 @@ CONSTRAINTS = paths.CONSTRAINTS
 REPORTS = ROOT / "build" / "reports"
 # Executes the pages' notebooks: needs the docs extras, so `doctest` runs it, not `tests`.
 NOTEBOOK_TESTS = "tests/test_notebooks.py"
+# The claims checks: `semantics` runs them, not `tests`.
+SEMANTICS_TESTS = (
+    "tests/test_semantics.py",
+    "tests/test_semantics_snippets.py",
+    "tests/test_semantics_conventions.py",
+    "tests/test_semantics_cli.py",
+)
 
 nox.needs_version = ">=2024.3.2"
 nox.options.default_venv_backend = "venv"  # pip, never uv: torch comes from the pinned wheel
@@ -191,9 +198,13 @@ def typecheck(session: nox.Session) -> None:
 
 @nox.session(venv_backend=SHARED)
 def tests(session: nox.Session) -> None:
-    """pytest + Hypothesis: the package against torch, every error path, every builder."""
+    """pytest + Hypothesis: the package against torch, every error path, every builder.
+
+    The notebooks run in ``doctest`` and the claims tests in ``semantics``, not twice.
+    """
     _install(session, "test,plots")
-    _pytest(session, "tests", *(session.posargs or ["tests", f"--ignore={NOTEBOOK_TESTS}"]))
+    ignore = [f"--ignore={path}" for path in (NOTEBOOK_TESTS, *SEMANTICS_TESTS)]
+    _pytest(session, "tests", *(session.posargs or ["tests", *ignore]))
 
 
 @nox.session(venv_backend=SHARED, default=False)
@@ -436,12 +447,6 @@ def readthedocs(session: nox.Session) -> None:
 
 # -- mask semantics -------------------------------------------------------------------------------
 
-SEMANTICS_TESTS = (
-    "tests/test_semantics.py",
-    "tests/test_semantics_snippets.py",
-    "tests/test_semantics_conventions.py",
-    "tests/test_semantics_cli.py",
-)
 
 
 @nox.session(venv_backend=SHARED)
