@@ -448,7 +448,6 @@ def readthedocs(session: nox.Session) -> None:
 # -- mask semantics -------------------------------------------------------------------------------
 
 
-
 @nox.session(venv_backend=SHARED)
 def semantics(session: nox.Session) -> None:
     """Every claim in conf/semantics.toml against the pinned torch; fails naming each bad row.
