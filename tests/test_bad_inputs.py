@@ -176,6 +176,8 @@ def _sdpa_args(draw: st.DrawFn) -> Args:
 
 
 ANY_TENSOR = tensors()
+# an "allowed" argument of a wrong dtype as well as a right one (True = may attend when Boolean)
+ANY_ALLOWED = tensors(dtypes=[torch.bool, torch.uint8, torch.float32])
 SPECS: dict[str, Spec] = {
     "attention_scores": Spec(
         _scores_args(),
@@ -199,7 +201,7 @@ SPECS: dict[str, Spec] = {
             "query": ANY_TENSOR,
             "key": ANY_TENSOR,
             "value": ANY_TENSOR,
-            "allowed": tensors(dtypes=[torch.bool, torch.uint8, torch.float32]),
+            "allowed": ANY_ALLOWED,
             "additive": tensors(dtypes=FLOAT_DTYPES),
             "scale": SCALES,
         },
@@ -264,7 +266,7 @@ SPECS["tiled_attention"] = Spec(
         "query": ANY_TENSOR,
         "key": ANY_TENSOR,
         "value": ANY_TENSOR,
-        "allowed": tensors(dtypes=[torch.bool, torch.uint8, torch.float32]),
+        "allowed": ANY_ALLOWED,
         "block_size": INTS,
         "scale": SCALES,
     },
