@@ -16,7 +16,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from playwright.sync_api import ConsoleMessage, Page
+from page_view import watch
+from playwright.sync_api import Page
 from test_browser import LANGUAGES, PAGES, SITE, Browser
 
 # Pages with typeset math: MathJax is loaded only where a page has some.
@@ -39,13 +40,7 @@ def _open_recording_console(browser: Browser, path: str) -> tuple[Page, list[str
     """Open ``path`` with every console warning and error and every page error recorded."""
     messages: list[str] = []
     page = browser.context.new_page()
-
-    def console(message: ConsoleMessage) -> None:
-        if message.type in ("warning", "error"):
-            messages.append(f"console {message.type}: {message.text}")
-
-    page.on("console", console)
-    page.on("pageerror", lambda error: messages.append(f"page error: {error}"))
+    watch(page, browser.base, console=messages)
     page.goto(f"{browser.base}/{path}", wait_until="load")
     return page, messages
 

@@ -9,7 +9,8 @@ page's notebook link followed.  A :class:`PageView` keeps what was seen; the che
 page read once for all of them instead of once per check halves the browser session.
 
 The JavaScript below only reads the page (and clicks copy buttons); what must be true of what
-it reads is said in the test modules.
+it reads is said in the test modules.  :func:`watch` records what goes wrong on a page (console,
+page errors, failed requests), for these visits and for the pages other checks open.
 """
 
 from __future__ import annotations
@@ -149,32 +150,51 @@ class PageView:
     notebook: Notebook = field(default_factory=lambda: Notebook([]))
 
 
-def _record(page: Page, view: PageView, base: str) -> None:
-    def console(message: ConsoleMessage) -> None:
-        if message.type in ("warning", "error"):
-            view.console.append(f"console {message.type}: {message.text}")
-        if message.type == "error":
-            view.errors.append(f"console error: {message.text}")
+def watch(
+    page: Page,
+    base: str,
+    *,
+    errors: list[str] | None = None,
+    console: list[str] | None = None,
+    prefix: str = "",
+) -> None:
+    """Record what goes wrong on ``page`` from now on, each message starting with ``prefix``.
 
-    def failed(request: Request) -> None:
+    ``errors``: console errors, page errors, failed requests to the site (``base``) and HTTP
+    errors.  ``console``: console warnings and errors, and page errors (MathJax reports an option
+    it does not understand as a warning).
+    """
+
+    def note(target: list[str] | None, message: str) -> None:
+        if target is not None:
+            target.append(prefix + message)
+
+    def on_console(message: ConsoleMessage) -> None:
+        if message.type in ("warning", "error"):
+            note(console, f"console {message.type}: {message.text}")
+        if message.type == "error":
+            note(errors, f"console error: {message.text}")
+
+    def on_failed(request: Request) -> None:
         # net::ERR_ABORTED is the browser cancelling its own request because the page navigated
         # or closed first (typically the favicon, fetched after "load"); it says nothing about
-        # the site.  The icons are fetched explicitly below, so a missing one still fails.
+        # the site.  Every other failure of a local request (refused, reset, empty) is an error;
+        # the icons are fetched explicitly, so a missing one still fails.
         if request.url.startswith(base) and request.failure != "net::ERR_ABORTED":
-            view.errors.append(f"request failed: {request.url} {request.failure}")
+            note(errors, f"request failed: {request.url} {request.failure}")
 
-    def response(answer: Response) -> None:
+    def on_response(answer: Response) -> None:
         if answer.status >= 400:
-            view.errors.append(f"HTTP {answer.status} {answer.url}")
+            note(errors, f"HTTP {answer.status} {answer.url}")
 
-    def page_error(error: Exception) -> None:
-        view.errors.append(f"page error: {error}")
-        view.console.append(f"page error: {error}")
+    def on_page_error(error: Exception) -> None:
+        note(errors, f"page error: {error}")
+        note(console, f"page error: {error}")
 
-    page.on("console", console)
-    page.on("pageerror", page_error)
-    page.on("requestfailed", failed)
-    page.on("response", response)
+    page.on("console", on_console)
+    page.on("pageerror", on_page_error)
+    page.on("requestfailed", on_failed)
+    page.on("response", on_response)
 
 
 def _typeset(page: Page, view: PageView) -> None:
@@ -214,7 +234,7 @@ def read_page(context: BrowserContext, base: str, external: list[str], url: str)
     page = context.new_page()
     try:
         page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
-        _record(page, view, base)
+        watch(page, base, errors=view.errors, console=view.console)
         page.goto(f"{base}/{url}", wait_until="load")
         _typeset(page, view)
         view.prose = page.evaluate(PROSE)

@@ -15,12 +15,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import pytest
 from offline_site import LANGUAGES, open_offline
-from page_view import PageView, read_page
-from playwright.sync_api import BrowserContext, Page, Request
+from page_view import PageView, read_page, watch
+from playwright.sync_api import BrowserContext, Page
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_SITE", REPO / "docs" / "_build" / "html"))
@@ -60,32 +59,11 @@ class Browser:
         return self.views[url]
 
     def open(self, path: str) -> Page:
+        """A new page at ``path``; what goes wrong on it is recorded on ``errors``."""
         page = self.context.new_page()
-        page.on("console", lambda message: self._console(path, message.type, message.text))
-        page.on("pageerror", lambda error: self.errors.append(f"{path}: {error}"))
-        page.on("requestfailed", lambda request: self._failed(path, request))
-        page.on(
-            "response",
-            lambda response: (
-                self.errors.append(f"{path}: HTTP {response.status} {response.url}")
-                if response.status >= 400
-                else None
-            ),
-        )
+        watch(page, self.base, errors=self.errors, prefix=f"{path}: ")
         page.goto(f"{self.base}/{path}", wait_until="load")
         return page
-
-    def _console(self, path: str, kind: str, text: str) -> None:
-        if kind == "error":
-            self.errors.append(f"{path}: console error: {text}")
-
-    def _failed(self, path: str, request: Request) -> None:
-        # net::ERR_ABORTED is the browser cancelling its own request because the page navigated
-        # or closed first (typically the favicon, fetched after "load"); it says nothing about the
-        # site.  Every other failure of a local request (refused, reset, empty) is an error, and
-        # _check_icons fetches the icons explicitly so a missing one still fails.
-        if urlsplit(request.url).hostname == "127.0.0.1" and request.failure != "net::ERR_ABORTED":
-            self.errors.append(f"{path}: request failed: {request.url} {request.failure}")
 
 
 # Test modules beside this one import the fixture below, which gives each of them its own
