@@ -319,3 +319,47 @@ def test_half_precision_gradients_are_computed_in_float32() -> None:
     for g, w in zip(got, want, strict=True):
         assert g.dtype == torch.float16
         torch.testing.assert_close(g.float(), w, rtol=0, atol=1e-2)
+
+
+@pytest.mark.parametrize("mask", ["none", "causal [L, S]", "full [..., L, S]"])
+@pytest.mark.parametrize(
+    ("q_shape", "k_shape", "v_shape"),
+    [
+        ((2, 0, 4), (2, 5, 4), (2, 5, 3)),  # no query: L = 0
+        ((0, 5, 4), (0, 6, 4), (0, 6, 3)),  # no batch: B = 0
+        ((2, 5, 4), (2, 6, 4), (2, 6, 0)),  # values without features: Dv = 0
+        ((2, 3, 0, 4), (2, 3, 6, 4), (2, 3, 6, 3)),  # L = 0 under batch and heads
+        ((2, 0, 5, 4), (2, 0, 6, 4), (2, 0, 6, 3)),  # no heads
+    ],
+    ids=["L=0", "B=0", "Dv=0", "B,H,L=0", "H=0"],
+)
+def test_empty_inputs_give_empty_outputs_and_gradients_like_torch(
+    q_shape: tuple[int, ...], k_shape: tuple[int, ...], v_shape: tuple[int, ...], mask: str
+) -> None:
+    q, k, v = (torch.randn(s, requires_grad=True) for s in (q_shape, k_shape, v_shape))
+    allowed = None
+    if mask != "none":
+        allowed = causal_allowed(q_shape[-2], k_shape[-2], alignment="lower_right")
+        if mask == "full [..., L, S]":  # as many (possibly zero) mask rows as query rows
+            allowed = allowed.expand(*q_shape[:-1], k_shape[-2]).contiguous()
+    out = tiled_attention(q, k, v, allowed, block_size=2)
+    want = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+    assert out.shape == want.shape
+    d_out = torch.randn(want.shape)
+    got, expected = _grads(out, (q, k, v), d_out), _grads(want, (q, k, v), d_out)
+    for grad, reference in zip(got, expected, strict=True):
+        assert grad.shape == reference.shape
+        torch.testing.assert_close(grad, reference)
+    if q.ndim == 3:  # the dense function takes [B, L, D] only
+        dense, _ = scaled_dot_product_attention(q, k, v, allowed)
+        assert dense.shape == out.shape
+
+
+@pytest.mark.parametrize("length", [0, 3])
+def test_no_key_is_the_dense_functions_error_even_without_queries(length: int) -> None:
+    q, k, v = torch.zeros(2, length, 4), torch.zeros(2, 0, 4), torch.zeros(2, 0, 3)
+    with pytest.raises(AttentionShapeError, match=r"source length S must be positive") as dense:
+        scaled_dot_product_attention(q, k, v)
+    with pytest.raises(AttentionShapeError, match=r"source length S must be positive") as tiled:
+        tiled_attention(q, k, v, block_size=2)
+    assert str(tiled.value) == str(dense.value)

@@ -252,6 +252,10 @@ def _kinds(allowed: Tensor | None, length: int, source: int, block: int) -> list
     n_q, n_k = math.ceil(length / block), math.ceil(source / block)
     if allowed is None:
         return [[_FULL] * n_k for _ in range(n_q)]
+    if allowed.numel() == 0:
+        # No mask row (L = 0) or no mask at all (a zero leading dimension, so N = 0 as well):
+        # there is no tile with a query in it to compute.
+        return [[_SKIP] * n_k for _ in range(n_q)]
     a = allowed.reshape(-1, *allowed.shape[-2:]).view(torch.uint8)  # [M, Lm, Sm]
     rows = block if a.shape[1] != 1 else 1
     cols = block if a.shape[2] != 1 else 1
@@ -354,7 +358,9 @@ def tiled_attention(
         # The mask keeps its broadcast shape ([L, S] for a causal mask): no expansion.
         allowed = allowed.reshape((1,) * (len(full) - allowed.ndim) + tuple(allowed.shape))
         forbidden = ~allowed
-    q, k, v = (x.to(dtype).reshape(-1, *x.shape[-2:]) for x in (query, key, value))  # [N, ·, ·]
+    # N given, not -1: with L = 0 or Dv = 0 the size of an empty tensor's -1 is ambiguous.
+    n = math.prod(leading)
+    q, k, v = (x.to(dtype).reshape(n, *x.shape[-2:]) for x in (query, key, value))  # [N, ·, ·]
     plan = _Plan(
         block_size=block_size,
         factor=factor,
