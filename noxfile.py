@@ -302,9 +302,9 @@ def docs(session: nox.Session) -> None:
     session.run("python", "docs/_tools/page_doctests.py", str(DOCS_BUILD / ".doctest_cache.json"))
     _remove_stale_pages()
     # Sphinx notices changed pages, catalogues, templates, configuration and the files an
-    # extension declares, but not a change to the extensions' own code or to the MathJax
-    # configuration script it inlines into each page: then reread and rewrite everything.
-    untracked = [*sorted((DOCS / "_ext").rglob("*.py")), DOCS / "_tools" / "mathjax-config.js"]
+    # extension declares, but not a change to the extensions' own code (docs/_ext/mathml.py
+    # converts the formulas when a page is read): then reread and rewrite everything.
+    untracked = sorted((DOCS / "_ext").rglob("*.py"))
     extensions = hashlib.sha256(b"".join(path.read_bytes() for path in untracked)).hexdigest()
     stamp = DOCS_BUILD / "doctrees" / "extensions.sha256"
     fresh = not stamp.is_file() or stamp.read_text() != extensions

@@ -86,7 +86,7 @@ extensions = [
     "sphinx_autodoc_typehints",  # after autodoc and napoleon
     "sphinx.ext.intersphinx",
     "sphinx.ext.doctest",
-    "sphinx.ext.mathjax",
+    "mathml",  # docs/_ext/mathml.py: math typeset at build time, as MathML (no math script)
     "sphinx_togglebutton",
     "sphinx_copybutton",
     "notebooks",  # docs/_ext/notebooks.py: each lesson page as a Jupyter notebook
@@ -101,11 +101,11 @@ exclude_patterns = [
     "_build",
     "jupyter_execute",
     "_ext",
+    "_fonts",
     "_intersphinx",
     "_static",
     "_templates",
     "_tools",
-    "_vendor",
     "locales",
     "tests",
     "**/.ipynb_checkpoints",
@@ -172,7 +172,7 @@ doctest_test_doctest_blocks = ""  # `>>>` in docstrings run under pytest --docte
 html_theme = "furo"
 html_title = site_titles["en"]
 html_static_path = ["_static"]
-html_css_files = ["site.css"]
+html_css_files = ["site.css", "math.css"]
 html_favicon = "_static/favicon.svg"  # also spares browsers a request for /favicon.ico
 html_last_updated_fmt: str | None = None  # no build timestamps: builds are reproducible
 html_copy_source = False
@@ -182,12 +182,9 @@ html_theme_options = {"top_of_page_buttons": []}
 # then names its canonical URL, and the Cite page's examples start there.  Local builds have none.
 html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 
-# MathJax 4 from docs/_static/vendor (docs/_vendor/README.md), never from a CDN.  Only the
-# loader, TeX input, CommonHTML output and hidden MathML for screen readers are loaded: the
-# combined tex-chtml.js would also start a speech worker that fetches rule files.
-mathjax_path = "vendor/mathjax/startup.js"
-# The configuration is a script (it needs a function): see the comments in that file.
-mathjax_config_path = "_tools/mathjax-config.js"
+# Formulas become MathML Core when the site is built (docs/_ext/mathml.py): no math script on
+# any page; math.css lays them out and declares the subset math font the build writes.
+html_math_renderer = "mathml"
 
 # -- gettext (sphinx-intl) ----------------------------------------------------------------------
 locale_dirs = ["locales/"]
