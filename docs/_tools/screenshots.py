@@ -5,7 +5,7 @@ Used by ``nox -s screenshots`` (not part of the default run), for reviewing a ch
     python docs/_tools/screenshots.py docs/_build/html docs/_build/screenshots
 
 writes ``<out>/<language>/<page>-1280.png`` and ``-390.png`` (``lesson/01-projections.html`` ->
-``lesson__01-projections-1280.png``), each the whole page after MathJax has typeset it.  The
+``lesson__01-projections-1280.png``), each the whole page once its fonts have loaded.  The
 site is served and Debian's Chromium driven by the browser checks' own set-up
 (docs/tests/offline_site.py): headless, a fresh profile, every request to another host aborted.
 """
@@ -64,9 +64,7 @@ def main(argv: list[str] | None = None) -> int:
                 for width in WIDTHS:
                     page.set_viewport_size({"width": width, "height": HEIGHT})
                     page.goto(f"{offline.base}/{language}/{path}", wait_until="load")
-                    page.evaluate(
-                        "() => window.MathJax && MathJax.startup && MathJax.startup.promise"
-                    )
+                    page.evaluate("() => document.fonts.ready")
                     name = path.removesuffix(".html").replace("/", "__")
                     target = args.out / language / f"{name}-{width}.png"
                     target.parent.mkdir(parents=True, exist_ok=True)

@@ -29,9 +29,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 # Elements whose text is not prose: code, math, signatures, the scripts and styles of the page.
-SKIPPED_TAGS = frozenset(
-    {"code", "pre", "kbd", "samp", "var", "script", "style", "svg", "math", "mjx-container"}
-)
+SKIPPED_TAGS = frozenset({"code", "pre", "kbd", "samp", "var", "script", "style", "svg", "math"})
 SKIPPED_CLASSES = frozenset({"math", "notranslate", "sig", "headerlink", "highlight"})
 VOID_TAGS = frozenset(
     {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}

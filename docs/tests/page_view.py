@@ -1,7 +1,7 @@
 """One visit per page: everything the per-page browser checks read, gathered in a single load.
 
 Each page of the site, in each language, is opened once in the shared headless Chromium, as a
-reader meets it at 1280 x 900 px: it loads, MathJax typesets, the icons are fetched; then every
+reader meets it at 1280 x 900 px: it loads, its fonts load, the icons are fetched; then every
 folded solution is opened, each code block is measured and its copy button clicked, and the
 page's notebook link followed.  A :class:`PageView` keeps what was seen; the checks in
 ``test_browser.py``, ``test_browser_code.py``, ``test_browser_figures.py`` and
@@ -24,11 +24,27 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
 WIDTH, HEIGHT = 1280, 900
 
-# The article's text with code and typeset formulas removed: TeX source left here was not typeset.
+# The article's text without code and formulas (MathML): TeX source left here reached the reader.
 PROSE = """() => {
     const article = document.querySelector('article').cloneNode(true);
-    article.querySelectorAll('pre, code, mjx-container').forEach(e => e.remove());
+    article.querySelectorAll('pre, code, math').forEach(e => e.remove());
     return article.textContent;
+}"""
+
+# Scripts whose address or text names a math typesetter: the formulas are MathML from the build.
+MATH_SCRIPTS = """() => [...document.scripts]
+    .filter(s => /mathjax|katex/i.test(s.src + ' ' + s.textContent))
+    .map(s => s.src || s.textContent.trim().slice(0, 80))"""
+
+# The font the page's formulas are drawn in: its @font-face's load status and where it came from.
+MATH_FONT = """async () => {
+    await document.fonts.ready;
+    const math = document.querySelector('article math');
+    const family = getComputedStyle(math).fontFamily.split(',')[0].replace(/["']/g, '').trim();
+    const faces = [...document.fonts].filter(f => f.family.replace(/["']/g, '') === family);
+    const urls = performance.getEntriesByType('resource').map(e => e.name)
+        .filter(name => /\\.(woff2?|otf|ttf)([?#]|$)/.test(name));
+    return {family, status: faces.map(f => f.status).join(' ') || 'no @font-face', urls};
 }"""
 
 # Every image of the article with what a reader gets from it; the theme's own icons (the module
@@ -132,9 +148,10 @@ class PageView:
     console: list[str] = field(default_factory=list)  # console warnings and errors, page errors
     external: list[str] = field(default_factory=list)  # requests to other hosts (blocked)
     math: int = 0  # formulas in the article (class "math")
-    mathjax: bool = False  # MathJax is on the page and finished typesetting
-    untypeset: int = 0  # formulas without a typeset mjx-container
-    typeset: int = 0  # typeset formulas (mjx-container) in the article
+    untypeset: int = 0  # formulas (class "math") that hold no <math> element
+    typeset: int = 0  # <math> elements in the article
+    math_scripts: list[str] = field(default_factory=list)  # MATH_SCRIPTS: should be none
+    math_font: dict[str, Any] = field(default_factory=dict)  # MATH_FONT, on a page with math
     prose: str = ""  # the article without code and typeset formulas
     open_dropdowns: int = 0  # solution bodies visible before any click
     icons: dict[str, int] = field(default_factory=dict)  # linked icon -> HTTP status
@@ -199,14 +216,13 @@ def watch(
 
 def _typeset(page: Page, view: PageView) -> None:
     view.math = page.locator("article .math").count()
-    if view.math or page.locator("script[src*='mathjax' i]").count():
-        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise")
-        page.evaluate("() => MathJax.startup.promise")
-        view.mathjax = True
     view.untypeset = page.eval_on_selector_all(
-        "article .math", "els => els.filter(e => !e.querySelector('mjx-container')).length"
+        "article .math", "els => els.filter(e => !e.querySelector('math')).length"
     )
-    view.typeset = page.locator("article mjx-container").count()
+    view.typeset = page.locator("article math").count()
+    view.math_scripts = page.evaluate(MATH_SCRIPTS)
+    if view.typeset:
+        view.math_font = page.evaluate(MATH_FONT)
 
 
 def _notebook(page: Page, view: PageView) -> None:

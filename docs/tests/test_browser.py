@@ -25,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 SITE = Path(os.environ.get("ATTENTION_SITE", REPO / "docs" / "_build" / "html"))
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 
-# TeX that must not be visible once MathJax has typeset a page (code blocks excluded).
+# TeX that must never reach a reader: formulas are MathML written by the build (code excluded).
 RAW_TEX = re.compile(r"\$\$|\\\(|\\\[|\\frac|\\sqrt|\\operatorname|\\mathrm|\\top")
 
 
@@ -132,9 +132,14 @@ def test_page(browser: Browser, language: str, path: str) -> None:
     view = browser.view(f"{language}/{path}")
     assert not view.external, f"requests to other hosts: {view.external}"
     assert not view.errors, "\n".join(view.errors)
+    assert not view.math_scripts, f"a math script on the page: {view.math_scripts}"
     if view.math:
-        assert view.mathjax, f"{view.math} formulas and no MathJax on the page"
-        assert view.untypeset == 0, f"{view.untypeset} of {view.math} formulas not typeset"
+        assert view.untypeset == 0, f"{view.untypeset} of {view.math} formulas hold no <math>"
+        font = view.math_font
+        assert font["status"] == "loaded", f"math font {font['family']!r}: {font['status']}"
+        assert font["urls"], "the math font was not downloaded"
+        elsewhere = [url for url in font["urls"] if not url.startswith(f"{browser.base}/")]
+        assert not elsewhere, f"fonts from another site: {elsewhere}"
     match = RAW_TEX.search(view.prose)
     assert not match, f"raw TeX left on the page: {match}"
     # Solutions (admonitions with :class: dropdown) start folded.
