@@ -40,6 +40,7 @@ Every lesson page states the torch releases its examples are verified on, from t
 from __future__ import annotations
 
 import re
+import string
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -80,6 +81,11 @@ def _labels() -> dict[str, str]:
         # Translators: what a row observes from the given torch release (X.Y) on
         "from_release": _("From torch {}:"),
         "reproduce_release": _("Reproduce on torch {}"),
+        # Translators: a list of releases or package versions, e.g. "2.13.0, 2.14.1"
+        "separator": _(", "),
+        # Translators: an item of the list of changed rows: the mark "changed in X.Y", the
+        # value before and after, then what changed
+        "change_item": _("{mark}: {before} → {after}. {note}"),
         # Translators: under a lesson page title; the releases, e.g. "2.13.0 and 2.14.1"
         "lesson_releases": _("Every example on this page is verified on torch {}."),
         "and": _(" and "),
@@ -122,6 +128,27 @@ def _inline(text: str) -> list[nodes.Node]:
     return parts
 
 
+def _compose(template: str, **parts: str | nodes.Node | list[nodes.Node]) -> list[nodes.Node]:
+    """``template`` (a translated message with ``{name}`` fields) with nodes for its fields.
+
+    The punctuation around the fields belongs to the message, so each language writes its own
+    (``{mark}: {before}`` in English, ``{mark}：{before}`` in Chinese).
+    """
+    result: list[nodes.Node] = []
+    for text, field, _spec, _conversion in string.Formatter().parse(template):
+        if text:
+            result.append(nodes.Text(text))
+        if field is not None:
+            part = parts[field]
+            if isinstance(part, str):
+                result.append(nodes.Text(part))
+            elif isinstance(part, list):
+                result.extend(part)
+            else:
+                result.append(part)
+    return result
+
+
 def _paragraph(*children: nodes.Node, classes: list[str] | None = None) -> nodes.paragraph:
     # no source and translatable=False: generated text, never extracted into the .pot
     paragraph = nodes.paragraph("", "", *children, classes=classes or [])
@@ -129,8 +156,13 @@ def _paragraph(*children: nodes.Node, classes: list[str] | None = None) -> nodes
     return paragraph
 
 
-def _entry(*children: nodes.Node, span: int = 1) -> nodes.entry:
-    entry = nodes.entry("", *children)
+def _label(text: str) -> nodes.paragraph:
+    """A cell's column name, shown only where the cells stack (a phone) and the head is hidden."""
+    return _paragraph(nodes.Text(text), classes=["semantics-label"])
+
+
+def _entry(*children: nodes.Node, span: int = 1, classes: list[str] | None = None) -> nodes.entry:
+    entry = nodes.entry("", *children, classes=classes or [])
     if span > 1:
         entry["morecols"] = span - 1
     return entry
@@ -148,6 +180,27 @@ class claim_row(nodes.row):  # noqa: N801 (docutils names node classes in lower 
 
 def _claim_title(node: nodes.Element) -> str:
     return str(node["title"])
+
+
+class reproduce_block(nodes.literal_block):  # noqa: N801
+    """A row's folded ``>>>`` snippet: ``<details>`` on an HTML page, a literal block elsewhere.
+
+    Closed, a ``<details>`` lays out nothing, so a long line of a folded snippet cannot widen the
+    table; open, its ``<pre>`` scrolls inside the cell.  The snippet is plain text, without the
+    highlighter's one ``<span>`` per token: 34 highlighted snippets were half of the page's HTML.
+    sphinx-copybutton still gives the ``<pre>`` its button (it copies the ``>>>`` lines).
+    """
+
+
+def _visit_reproduce_html(translator: Any, node: reproduce_block) -> None:
+    summary = translator.encode(node["title"])
+    code = translator.encode(node.astext())
+    translator.body.append(
+        f'<details class="semantics-reproduce"><summary>{summary}</summary>'
+        f'<div class="highlight-pycon notranslate"><div class="highlight"><pre>{code}</pre>'
+        "</div></div></details>\n"
+    )
+    raise nodes.SkipNode
 
 
 class SemanticsTable(SphinxDirective):
@@ -174,8 +227,10 @@ class SemanticsTable(SphinxDirective):
         record = _records()
 
         # Each claim takes three rows of a three-column table: the claim itself across the whole
-        # width (its id and API name never have to break), then what was observed, what it means
-        # and what it was verified on, then the folded snippet that reproduces it, full width.
+        # width (its id and API name break only after a dot or an underscore), then what was
+        # observed, what it means and what it was verified on, then the folded snippet that
+        # reproduces it, full width.  On a phone the cells stack (semantics-table.css), each
+        # under its column's name.
         table = nodes.table(classes=["semantics-table", "colwidths-given"])
         group = nodes.tgroup(cols=3)
         table += group
@@ -241,9 +296,12 @@ class SemanticsTable(SphinxDirective):
             said = _with_value(labels["docs_say"], claim.docs_say)
             result.append(_paragraph(nodes.emphasis("", "", *said)))
         details = nodes.row(classes=["semantics-details"])
-        details += _entry(*result)
+        details += _entry(_label(labels["result"]), *result, classes=["generated"])
 
-        why: list[nodes.Node] = [_paragraph(*_inline(claim.explanation(language)))]
+        why: list[nodes.Node] = [
+            _label(labels["why"]),
+            _paragraph(*_inline(claim.explanation(language))),
+        ]
         note = claim.note(language)
         if note:
             why.append(_paragraph(*_inline(note), classes=["semantics-note"]))
@@ -268,15 +326,19 @@ class SemanticsTable(SphinxDirective):
                 text = f"#{number}"
                 url = issue_url(claim.framework, number)
                 links.append(nodes.reference(text, text, refuri=url, internal=False))
-        why.append(_paragraph(*links))
-        details += _entry(*why)
-
-        verified = _verified(claim, labels, record)
+        # what an unverified row rests on names classes and calls (`torch.triu(-inf,
+        # diagonal=1)`): they need the wide column, not the narrow one of the releases
         source = claim.source(language)
         if source:
             text = labels["source"].format(source)
-            verified.append(_paragraph(*_inline(text), classes=["semantics-source"]))
-        details += _entry(*verified)
+            why.append(_paragraph(*_inline(text), classes=["semantics-source"]))
+        why.append(_paragraph(*links, classes=["generated"]))
+        details += _entry(*why)
+
+        verified = [_label(labels["verified"]), *_verified(claim, labels, record)]
+        details += _entry(*verified, classes=["generated"])
+        # what a copied link to the row names besides its address (docs/_ext/citation.py)
+        row["citation_verified"] = _verified_list(claim, labels, record)
 
         snippets = [(labels["reproduce"], claim.reproduce)]
         for change in claim.changes:
@@ -287,11 +349,10 @@ class SemanticsTable(SphinxDirective):
         reproduce = nodes.row(classes=["semantics-reproduce-row"])
         folded = []
         for title, snippet in snippets:
-            dropdown = nodes.admonition(classes=["dropdown", "semantics-reproduce"])
-            dropdown += nodes.title(title, title)
             code = snippet.rstrip("\n")
-            dropdown += nodes.literal_block(code, code, language="pycon")
-            folded.append(dropdown)
+            block = reproduce_block(code, code, language="pycon")
+            block["title"] = title
+            folded.append(block)
         reproduce += _entry(*folded, span=3)
         return [row, details, reproduce]
 
@@ -327,6 +388,7 @@ class SemanticsDisagreements(SphinxDirective):
             items += nodes.list_item(
                 "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed, *marks)
             )
+        items["classes"].append("generated")
         return [items]
 
 
@@ -334,8 +396,36 @@ def _under(claim_id: str, prefix: str) -> bool:
     return claim_id == prefix or claim_id.startswith(prefix + ".")
 
 
-def _version_text(names: tuple[str, ...], versions: dict[str, Any], labels: dict[str, str]) -> str:
-    return ", ".join(f"{name} {versions.get(name) or labels['not_installed']}" for name in names)
+def _version(text: str) -> nodes.inline:
+    """A release or a package version, kept on one line (semantics-table.css)."""
+    # an inline, not a literal: 68 release lines as code were 8 KB of the page's HTML;
+    # notranslate: names and numbers, not words of the page's language
+    return nodes.inline(text, text, classes=["semantics-version", "notranslate"])
+
+
+def _versions(claim: Claim, record: dict[str, Any], labels: dict[str, str]) -> list[str]:
+    """What an ecosystem row was verified with: "jax 0.7.2", "flax 0.11.1", ..."""
+    versions = record["versions"]
+    texts = [
+        f"{name} {versions.get(name) or labels['not_installed']}"
+        for name in VERIFIED_WITH[claim.framework]
+    ]
+    if claim.framework == "keras":
+        texts.append(labels["backend"].format(record["keras_backend"]))
+    return texts
+
+
+def _verified_list(claim: Claim, labels: dict[str, str], records: dict[str, Any]) -> str:
+    """What the row was verified on, as one line of text ("torch 2.13.0, 2.14.1"); "" if not."""
+    if claim.framework == "torch":
+        releases = [
+            release for release, _, row in _torch_rows(claim, records) if row.get("status") == "ok"
+        ]
+        return "torch " + labels["separator"].join(releases) if releases else ""
+    row = records["ecosystem"].get("rows", {}).get(claim.id)
+    if row is None or row.get("status") != "ok":
+        return ""
+    return labels["separator"].join(_versions(claim, records["ecosystem"], labels))
 
 
 def _torch_rows(
@@ -371,7 +461,7 @@ def _verified(
                 text = f"torch {release} ✓"
                 lines.append(
                     _paragraph(
-                        nodes.literal(text, text),
+                        _version(text),
                         nodes.Text(" · " + record["date"]),
                         classes=["semantics-release"],
                     )
@@ -384,13 +474,12 @@ def _verified(
     record = records["ecosystem"]
     row = record.get("rows", {}).get(claim.id)
     if row is not None and row.get("status") == "ok":
-        text = _version_text(VERIFIED_WITH[claim.framework], record["versions"], labels)
-        if claim.framework == "keras":
-            text += ", " + labels["backend"].format(record["keras_backend"])
-        return [
-            _paragraph(nodes.literal(text, text), classes=["semantics-release"]),
-            _paragraph(nodes.Text(record["date"]), classes=["semantics-date"]),
+        # one name and version per line: a list of them on one line is wider than the column
+        lines = [
+            _paragraph(_version(text), classes=["semantics-release"])
+            for text in _versions(claim, record, labels)
         ]
+        return [*lines, _paragraph(nodes.Text(record["date"]), classes=["semantics-date"])]
     if row is not None and row.get("status") == "not_verified":
         text = labels["not_verified_here"].format(VERIFIED_WITH[claim.framework][0])
         return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]
@@ -466,23 +555,18 @@ class SemanticsChanges(SphinxDirective):
             for change in claim.changes:
                 link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
                 mark = labels["changed"].format(change.since)
-                items += nodes.list_item(
-                    "",
-                    _paragraph(
-                        link,
-                        nodes.Text(" — "),
-                        nodes.inline(mark, mark, classes=["semantics-changed"]),
-                        nodes.Text(": "),
-                        nodes.literal(before, before),
-                        nodes.Text(" → "),
-                        nodes.literal(change.expected, change.expected),
-                        nodes.Text(". "),
-                        *_inline(change.note(language)),
-                    ),
+                item = _compose(
+                    labels["change_item"],
+                    mark=nodes.inline(mark, mark, classes=["semantics-changed"]),
+                    before=nodes.literal(before, before),
+                    after=nodes.literal(change.expected, change.expected),
+                    note=_inline(change.note(language)),
                 )
+                items += nodes.list_item("", _paragraph(link, nodes.Text(" — "), *item))
                 before = change.expected
         if not items.children:
-            return [_paragraph(nodes.Text(labels["no_change"]))]
+            return [_paragraph(nodes.Text(labels["no_change"]), classes=["generated"])]
+        items["classes"].append("generated")
         return [items]
 
 
@@ -498,7 +582,7 @@ def _state_releases(app: Sphinx, doctree: nodes.document) -> None:
     if section is None:
         return
     text = labels["lesson_releases"].format(_release_list(labels))
-    paragraph = _paragraph(nodes.emphasis(text, text), classes=["verified-releases"])
+    paragraph = _paragraph(nodes.emphasis(text, text), classes=["verified-releases", "generated"])
     title = section.next_node(nodes.title)
     section.insert(section.index(title) + 1 if title is not None else 0, paragraph)
 
@@ -522,7 +606,8 @@ class SemanticsRecord(SphinxDirective):
             if name == "keras" and version:
                 text += " (" + labels["backend"].format(record["keras_backend"]) + ")"
             items += nodes.list_item("", _paragraph(nodes.literal(text, text)))
-        return [_paragraph(nodes.Text(intro)), items]
+        items["classes"].append("generated")
+        return [_paragraph(nodes.Text(intro), classes=["generated"]), items]
 
 
 def _rows(env: BuildEnvironment) -> dict[str, list[str]]:
@@ -566,6 +651,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("site_messages")  # the catalogue of the table's fixed strings
     app.add_css_file("semantics-table.css")  # docs/_static/semantics-table.css
     app.add_enumerable_node(claim_row, "semantics-claim", _claim_title)
+    app.add_node(reproduce_block, html=(_visit_reproduce_html, None))
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
     app.add_directive("semantics-record", SemanticsRecord)

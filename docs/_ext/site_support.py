@@ -9,8 +9,9 @@
   the English stemmer (sphinx-doc/sphinx#14229, fixed after 9.0), so search fails in the browser
   with "ChineseStemmer is not defined".  ``_ChineseSearch`` names the stemmer class that exists.
 * API text: the docstrings in ``src/attention`` stay the single English source; the gettext
-  build extracts their prose into ``reference/api.pot`` like any page's, and the Chinese build
-  applies ``docs/locales/zh_CN/LC_MESSAGES/reference/api.po`` (code and examples untranslated).
+  build extracts their prose into ``reference/api/<page>.pot`` like any page's, and the Chinese
+  build applies ``docs/locales/zh_CN/LC_MESSAGES/reference/api/<page>.po`` (code and examples
+  untranslated).
 * ``html-page-context``: every page gets ``language_switch``, the relative link to the same page
   in the other language (rendered by ``_templates/page.html``), and ``<link rel="alternate">``.
   ``_static/site.js`` keeps the reader's anchor on that link (``…/en/x.html#a`` switches to
@@ -19,6 +20,11 @@
 * the theme's strings: the gettext build extracts the messages of furo's templates too (Sphinx
   extracts only those of ``templates_path``), so ``sphinx.pot`` lists every string a page shows
   and ``docs/locales/zh_CN/LC_MESSAGES/sphinx.po`` translates them.
+* Names that break only where they should: in a heading or a table cell, an inline literal that
+  is one dotted or underscored name (``sdpa.attn_mask.bool``, ``scaled_dot_product_attention``)
+  gets a ``<wbr>`` after each dot and underscore (:class:`_BreakableNames`), and the CSS lets it
+  break there and nowhere else, so a narrow column never cuts it mid-word (``scaled_dot_product_att
+  / ention``) and never has to scroll sideways for it.
 * API names: the reference documents each public name once, under the package (``attention.X``,
   the way readers import it).  A docstring inside ``attention.masks`` that says
   ``:func:`causal_allowed``` looks for ``attention.masks.causal_allowed``; ``missing-reference``
@@ -31,6 +37,7 @@ from __future__ import annotations
 import importlib
 import logging as stdlib_logging
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +48,7 @@ from sphinx.builders.gettext import MessageCatalogBuilder
 from sphinx.config import Config
 from sphinx.environment import BuildEnvironment
 from sphinx.search.zh import SearchChinese
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.typing import ExtensionMetadata
 
@@ -134,6 +142,69 @@ def _add_language_switch(
     context["language_switch"] = links
 
 
+# a name (letters, digits, dots, underscores), perhaps called with one bare argument, `f(T)`: no
+# space, hyphen or other mark where a browser would break the line
+_NAME = re.compile(r"[A-Za-z0-9_.]+(?:\([A-Za-z0-9_]*\))?")
+# after a dot or an underscore that follows a letter or digit and precedes a letter or underscore
+_NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z_])")
+_SHORTEST_PIECE = 3  # "d_k" and "F.softmax" keep their short part on the line of its neighbour
+
+
+def name_pieces(name: str) -> list[str]:
+    """``name`` cut after each dot and underscore where a line may break; one piece if nowhere.
+
+    >>> name_pieces("sdpa.attn_mask.bool")
+    ['sdpa.', 'attn_', 'mask.', 'bool']
+    >>> name_pieces("d_k"), name_pieces("2.14"), name_pieces("torch 2.13.0")
+    (['d_k'], ['2.14'], ['torch 2.13.0'])
+    """
+    if not _NAME.fullmatch(name):
+        return [name]  # a shape, a call or a phrase, not a name: it keeps its line
+    pieces: list[str] = []
+    for piece in _NAME_BREAK.split(name):
+        if pieces and (len(piece) < _SHORTEST_PIECE or len(pieces[-1]) < _SHORTEST_PIECE):
+            pieces[-1] += piece
+        else:
+            pieces.append(piece)
+    return pieces
+
+
+class wbr_literal(nodes.literal):  # noqa: N801 (docutils names node classes in lower case)
+    """An inline literal that is one name, written with a ``<wbr>`` between its pieces."""
+
+
+def _visit_wbr_literal(translator: Any, node: wbr_literal) -> None:
+    # No span.pre: a name holds no space or hyphen, so the <wbr> are its only breaks.
+    pieces = [translator.encode(piece) for piece in name_pieces(node.astext())]
+    code = translator.starttag(node, "code", "", CLASS="docutils literal notranslate")
+    translator.body.append(code + "<wbr>".join(pieces) + "</code>")
+    raise nodes.SkipNode
+
+
+class _BreakableNames(SphinxPostTransform):
+    """In headings and table cells, write each inline name as a :class:`wbr_literal`."""
+
+    default_priority = 900  # after the references are resolved (their literals included)
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for literal in list(self.document.findall(nodes.literal)):
+            if type(literal) is not nodes.literal or "kbd" in literal["classes"]:
+                continue
+            if literal.get("language") or len(literal.children) != 1:
+                continue
+            if not isinstance(literal[0], nodes.Text) or len(name_pieces(literal.astext())) < 2:
+                continue
+            parent = literal.parent
+            while parent is not None and not isinstance(parent, (nodes.title, nodes.entry)):
+                parent = parent.parent
+            if parent is None:
+                continue
+            name = wbr_literal(literal.rawsource, literal.astext(), **literal.attributes)
+            name["classes"].append("wbr-name")
+            literal.replace_self(name)
+
+
 logger = logging.getLogger(__name__)
 
 PACKAGE = "attention"
@@ -172,7 +243,7 @@ def _check_public_names_documented(app: Sphinx, env: BuildEnvironment) -> None:
         if f"{PACKAGE}.{name}" not in documented:
             logger.warning(
                 "%s.%s is public (in %s.__all__) but the API reference does not document it; "
-                "add it to docs/reference/api.md",
+                "add it to a page of docs/reference/api/",
                 PACKAGE,
                 name,
                 PACKAGE,
@@ -187,6 +258,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
     app.connect("builder-inited", _extract_theme_templates)
     app.add_js_file("site.js")  # docs/_static/site.js
+    app.add_node(wbr_literal, html=(_visit_wbr_literal, None))
+    app.add_post_transform(_BreakableNames)
     app.connect("html-page-context", _add_language_switch)
     app.connect("missing-reference", _resolve_submodule_alias)
     app.connect("env-check-consistency", _check_public_names_documented)
