@@ -14,14 +14,23 @@ that ran the pages' examples::
 ``:section:`` and ``:row:`` are labels (a section's explicit target, a mask-table row's id); a
 page or label that the site lacks is a build warning, so the examples cannot point nowhere.
 
-The addresses start at the site's canonical URL: Read the Docs sets
-``READTHEDOCS_CANONICAL_URL`` (``…/en/latest/``) for each build, and docs/conf.py passes it as
-``html_baseurl``.  A local build has none, so the examples use the documentation address in
-``[project.urls]`` of pyproject.toml, in the build's language, at ``latest``.
+The addresses are *versioned*: a release of the site has its own address, which keeps showing
+what was cited after ``latest`` has moved on.  On Read the Docs the git tag ``v<version>`` is
+built and served at ``…/<language>/v<version>/``; each build's canonical URL
+(``READTHEDOCS_CANONICAL_URL``, ``…/en/latest/``, which docs/conf.py passes as
+``html_baseurl``) names the host and the language, and :func:`versioned_base_url` puts the
+release in place of the version being read.  A local build has no canonical URL, so the
+addresses start at the documentation address in ``[project.urls]`` of pyproject.toml.
+
+Every page also gets what its copy-link buttons (docs/_static/site.js) need to copy a citation
+instead of the address in the browser: the versioned address of the page, the site version, and
+for each mask-table row what it was verified on (``site_citation`` in the page's context,
+written by docs/_templates/page.html into the ``site-strings`` JSON).
 """
 
 from __future__ import annotations
 
+import string
 import tomllib
 from pathlib import Path
 from typing import Any, ClassVar
@@ -53,6 +62,19 @@ def base_url(html_baseurl: str, language: str) -> str:
     return f"{documentation.rstrip('/')}/{LANGUAGES[language][2]}/latest/"
 
 
+def versioned_base_url(html_baseurl: str, language: str, version: str) -> str:
+    """Where the release ``version`` of the site lives: ``…/<language>/v<version>/``.
+
+    The last folder of the build's address names the version being read (``latest``,
+    ``stable``, a branch); a release is the git tag ``v<version>``, served under its own name.
+
+    >>> versioned_base_url("https://example.org/zh-cn/latest/", "zh_CN", "0.1.0")
+    'https://example.org/zh-cn/v0.1.0/'
+    """
+    base = base_url(html_baseurl, language).rstrip("/")
+    return f"{base.rsplit('/', 1)[0]}/v{version}/"
+
+
 def cff_record(text: str, version: str, url: str) -> str:
     """``CITATION.cff`` without its comments, with this build's version and address."""
     lines = [line for line in text.splitlines() if not line.startswith("#")]
@@ -66,15 +88,19 @@ def cff_record(text: str, version: str, url: str) -> str:
 
 
 def bibtex_entry(title: str, row: str, url: str, version: str, torch_release: str) -> str:
-    """A BibTeX ``@misc`` entry for one mask-table row of the site."""
+    """A BibTeX ``@misc`` entry for one mask-table row of the site, in the build's language."""
+    # Translators: the BibTeX title of a mask-table row: the site's title, then the row's id
+    full_title = _("{title}, row {row}").format(title=title, row=row)
+    # Translators: the BibTeX note: the site version and the torch release of the build
+    note = _("site version {version}, torch {torch}").format(version=version, torch=torch_release)
     return "\n".join(
         [
             f"@misc{{attention-textbook-{version}-{row},",
             "  author       = {{attention contributors}},",
-            f"  title        = {{{title}, row {row}}},",
+            f"  title        = {{{full_title}}},",
             f"  howpublished = {{\\url{{{url}}}}},",
             f"  version      = {{{version}}},",
-            f"  note         = {{site version {version}, torch {torch_release}}},",
+            f"  note         = {{{note}}},",
             "}",
         ]
     )
@@ -94,27 +120,28 @@ class CitationExamples(SphinxDirective):
             if option not in self.options:
                 raise self.error(f"citation-examples needs the :{option}: option")
         config = self.env.config
-        base = base_url(config.html_baseurl, str(config.language))
         version, torch_release = attention.__version__, torch.__version__
+        base = versioned_base_url(config.html_baseurl, str(config.language), version)
         self.env.note_dependency(str(CITATION_FILE))
         row = self.options["row"]
 
         # The addresses are written in by _resolve, once every page's labels are known.
-        addresses = nodes.bullet_list(classes=["citation-addresses"])
+        addresses = nodes.bullet_list(classes=["citation-addresses", "generated"])
         for kind, target in (
-            (_("a page"), ("page", self.options["page"])),
-            (_("a section"), ("label", self.options["section"])),
-            (_("a mask-table row"), ("label", row)),
+            (_("a page: {address}"), ("page", self.options["page"])),
+            (_("a section: {address}"), ("label", self.options["section"])),
+            (_("a mask-table row: {address}"), ("label", row)),
         ):
             literal = nodes.literal("", "", citation_target=target, citation_base=base)
-            item = nodes.paragraph("", f"{kind}: ", literal, translatable=False)
+            item = nodes.paragraph("", "", *_compose(kind, address=literal), translatable=False)
             addresses += nodes.list_item("", item)
         # already in the build's language: not a message for the page's catalogue
-        facts = nodes.paragraph("", "", translatable=False)
-        facts += nodes.Text(_("Site version") + ": ")
-        facts += nodes.literal(version, version)
-        facts += nodes.Text("; " + _("torch release of this build") + ": ")
-        facts += nodes.literal(torch_release, torch_release)
+        facts = nodes.paragraph("", "", translatable=False, classes=["generated"])
+        facts += _compose(
+            _("Site version: {version}; torch release of this build: {torch}."),
+            version=nodes.literal(version, version),
+            torch=nodes.literal(torch_release, torch_release),
+        )
         bibtex = {"title": str(config.html_title), "row": row, "version": version}
         bibtex["torch"] = torch_release
         cff = cff_record(CITATION_FILE.read_text(encoding="utf-8"), version, base)
@@ -163,7 +190,42 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             block += nodes.Text(text)
 
 
+def _compose(template: str, **parts: nodes.Node) -> list[nodes.Node]:
+    """``template`` (a translated message with ``{name}`` fields) with a node for each field."""
+    result: list[nodes.Node] = []
+    for text, field, _spec, _conversion in string.Formatter().parse(template):
+        if text:
+            result.append(nodes.Text(text))
+        if field is not None:
+            result.append(parts[field])
+    return result
+
+
+def _page_citation(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """What the page's copy-link buttons copy, besides the anchor: ``site_citation``.
+
+    ``url``: the page's versioned address; ``version``: the site version; ``rows``: mask-table
+    row id -> what it was verified on ("torch 2.13.0, 2.14.1"), for the rows on this page.
+    """
+    config = app.config
+    version = attention.__version__
+    base = versioned_base_url(config.html_baseurl, str(config.language), version)
+    rows: dict[str, str] = {}
+    if doctree is not None:
+        for node in doctree.findall(nodes.row):
+            if node.get("citation_verified") and node["ids"]:
+                rows[node["ids"][0]] = node["citation_verified"]
+    context["site_citation"] = {
+        "url": base + app.builder.get_target_uri(pagename),
+        "version": version,
+        "rows": rows,
+    }
+
+
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("citation-examples", CitationExamples)
     app.connect("doctree-resolved", _resolve)
+    app.connect("html-page-context", _page_citation)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,8 +1,13 @@
-/* Citable pages: the language switch keeps the anchor, headings and table rows get a button that
-   copies their link, and search result snippets show only the page's own text.
+/* Citable pages: the language switch keeps the anchor; headings, numbered equations and table
+   rows get a button that copies a citation of them; and search result snippets show only the
+   page's own text.
 
-   The strings (button labels in the page's language) come from the page template through Sphinx's
-   gettext (docs/_templates/page.html, docs/locales/zh_CN/LC_MESSAGES/sphinx.po). */
+   A copied link is a citation: the address of this release of the site (…/en/v0.1.0/page.html
+   #anchor, whatever address the reader is on: latest, a file:// copy), the site version, and for
+   a mask-table row what it was verified on.  The build passes the address, the version and each
+   row's releases (docs/_ext/citation.py), and the strings in the page's language come from the
+   page template through Sphinx's gettext (docs/_templates/page.html,
+   docs/locales/zh_CN/LC_MESSAGES/sphinx.po), all in the "site-strings" JSON. */
 "use strict";
 
 (() => {
@@ -62,6 +67,24 @@
     area.remove();
   };
 
+  // "{url} (attention {version})" with its fields filled in
+  const fill = (template, fields) =>
+    template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole));
+
+  const citation = (id) => {
+    const text = strings();
+    const data = text.citation || {};
+    // a build without the data (an old template) still copies a working address
+    const page = data.url || window.location.href.split("#")[0];
+    const url = new URL("#" + id, page).href;
+    const verified = (data.rows || {})[id];
+    if (!text.citePage || !data.version) {
+      return url;
+    }
+    const template = verified ? text.citeRow : text.citePage;
+    return fill(template, { url: url, version: data.version, verified: verified || "" });
+  };
+
   const copyLinkButton = (id, label, copied) => {
     const button = document.createElement("button");
     button.type = "button";
@@ -73,8 +96,7 @@
     button.addEventListener("click", async (event) => {
       event.preventDefault();
       event.stopPropagation();
-      const url = new URL("#" + id, window.location.href).href;
-      await copyText(url);
+      await copyText(citation(id));
       button.classList.add("copied");
       button.title = copied;
       const status = document.getElementById("copy-link-status");
@@ -87,6 +109,37 @@
       }, 2000);
     });
     return button;
+  };
+
+  // The button stays on the line of the heading's last word: that word (or the name in code that
+  // ends the heading), Sphinx's ¶ link and the button go into one span that does not wrap
+  // (site.css: .heading-tail).  A name in code inside it still breaks after a dot or an
+  // underscore, where the build put a <wbr>.
+  const keepWithLastWord = (heading, button) => {
+    const tail = document.createElement("span");
+    tail.className = "heading-tail";
+    const nodes = [...heading.childNodes];
+    const isMark = (node) =>
+      (node.nodeType === Node.TEXT_NODE && !node.textContent.trim()) ||
+      (node.nodeType === Node.ELEMENT_NODE && node.matches("a.headerlink"));
+    let last = nodes.length - 1;
+    while (last >= 0 && isMark(nodes[last])) {
+      last -= 1;
+    }
+    if (last >= 0) {
+      const node = nodes[last];
+      const words = node.nodeType === Node.TEXT_NODE && node.textContent.match(/^([^]*\s)(\S+\s*)$/);
+      if (words) {
+        node.textContent = words[1];
+        tail.appendChild(document.createTextNode(words[2]));
+        last += 1; // the text before the last word stays where it is
+      }
+    }
+    for (const node of nodes.slice(Math.max(last, 0))) {
+      tail.appendChild(node);
+    }
+    tail.appendChild(button);
+    heading.appendChild(tail);
   };
 
   const addCopyLinkButtons = () => {
@@ -104,7 +157,12 @@
       "section[id] > :is(h1, h2, h3, h4, h5, h6)",
     )) {
       const id = heading.parentElement.id;
-      heading.appendChild(copyLinkButton(id, text.copySection, text.copied));
+      keepWithLastWord(heading, copyLinkButton(id, text.copySection, text.copied));
+    }
+    // numbered display equations: <div class="math" id="equation-LABEL"><span class="eqno">(N)
+    for (const number of article.querySelectorAll('div.math[id^="equation-"] span.eqno')) {
+      const id = number.closest("div.math").id;
+      number.appendChild(copyLinkButton(id, text.copyEquation, text.copied));
     }
     for (const row of article.querySelectorAll("table.semantics-table tr[id]")) {
       const cell = row.querySelector(".semantics-id");
