@@ -42,6 +42,8 @@ def _labels() -> dict[str, str]:
         "mask": _("mask"),
         "none": _("none"),
         "causal": _("causal"),
+        # Translators: a column head: what is measured ("tiled") and the quantity ("time (ms)")
+        "column": _("{what}: {quantity}"),
         "time": _("time (ms)"),
         "memory": _("extra peak memory (MiB)"),
         "torch_default": _("torch default kernel"),
@@ -148,7 +150,9 @@ class BenchmarkTable(SphinxDirective):
             for row in record["dense_vs_math"]:
                 pass_name = row.get("pass", "forward")  # schema 1 timed the forward pass only
                 times.setdefault(row["impl"], {})[pass_name] = f"{row['seconds_median'] * 1000:.1f}"
-            head = [label["config"]] + [f"{label[p]}: {label['time']}" for p in PASSES]
+            head = [label["config"]] + [
+                label["column"].format(what=label[p], quantity=label["time"]) for p in PASSES
+            ]
             rows = [
                 [label[impl]] + [by_pass.get(p, "–") for p in PASSES]
                 for impl, by_pass in times.items()
@@ -183,8 +187,8 @@ class BenchmarkTable(SphinxDirective):
         for row in sweep:
             cells.setdefault((row["length"], row["masked"]), {})[row["impl"]] = row
         head = [label["T"], label["mask"]]
-        head += [f"{label[i]}: {label['time']}" for i in impls]
-        head += [f"{label[i]}: {label['memory']}" for i in impls]
+        head += [label["column"].format(what=label[i], quantity=label["time"]) for i in impls]
+        head += [label["column"].format(what=label[i], quantity=label["memory"]) for i in impls]
         head.append(label["model"])
         rows = []
         for (length, masked), by_impl in sorted(cells.items()):

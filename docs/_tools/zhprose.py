@@ -1,6 +1,6 @@
 """Check the prose of the built Chinese pages against the glossary (docs/glossary.toml).
 
-Two checks read every page under ``docs/_build/html/zh_CN`` (``sitetool.py check`` runs both;
+Three checks read every page under ``docs/_build/html/zh_CN`` (``sitetool.py check`` runs them;
 ``sitetool.py chinese HTML_DIR GLOSSARY`` runs them alone):
 
 * ``terms``: a page uses one of a glossary entry's ``not`` spellings: a second Chinese term
@@ -9,6 +9,10 @@ Two checks read every page under ``docs/_build/html/zh_CN`` (``sitetool.py check
 * ``english``: a page has an English word in its prose that is neither a name in the glossary's
   ``[names]`` nor an identifier (a word with ``_``, ``.``, a digit or an inner capital in it:
   ``attn_mask``, ``torch.nn``, ``float64``, ``MaskValueError``).
+* ``punctuation``: a string the build writes (what the docs extensions compose, in elements of
+  class ``generated``; and every translation in the catalogues of those strings, ``site.po`` and
+  ``sphinx.po``) has ASCII punctuation ``: ; , . ! ? ( )`` next to a Chinese character, where
+  Chinese writes ``：；，。！？（）``: ``站点版本: 0.1.0; 本次构建`` for ``站点版本：0.1.0；本次``.
 
 Prose is the text of the page body (``<article>``) outside code (``<code>``, ``<pre>``, ``<kbd>``,
 ``<samp>``), math (class ``math``), API signatures (class ``sig``), anything marked
@@ -45,6 +49,12 @@ GENERATED = frozenset({"genindex.html", "py-modindex.html", "search.html"})
 WORD = re.compile(r"[A-Za-z][A-Za-z0-9_]*(?:[.\-'’][A-Za-z0-9_]+)*")
 CAMEL_CASE = re.compile(r"[a-z][A-Z]")  # a class or product name: MaskValueError, PyTorch
 ASCII_LETTER = re.compile(r"[A-Za-z]")
+# ASCII punctuation before or after a Chinese character (spaces between them allowed)
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+ASCII_PUNCTUATION = re.compile(rf"[{_CJK}][ \t]*[:;,.!?()]|[:;,.!?()][ \t]*[{_CJK}]")
+# the catalogues of the strings the build writes (docs/_ext/site_messages.py, the templates)
+GENERATED_CATALOGUES = ("site.po", "sphinx.po")
+LOCALES = Path(__file__).resolve().parents[1] / "locales" / "zh_CN" / "LC_MESSAGES"
 
 
 @dataclass(frozen=True)
@@ -129,13 +139,17 @@ class _Prose(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        # (tag, in article, skipped, in field list)
-        self._stack: list[tuple[str, bool, bool, bool]] = []
+        # (tag, in article, skipped, in field list, in generated text)
+        self._stack: list[tuple[str, bool, bool, bool, bool]] = []
         self._item_start = False  # nothing read yet since a field-list item began
         self.chunks: list[str] = []
+        self.generated: list[str] = []  # the prose of elements of class "generated"
 
     def _state(self) -> tuple[bool, bool, bool]:
-        return self._stack[-1][1:] if self._stack else (False, False, False)
+        return self._stack[-1][1:4] if self._stack else (False, False, False)
+
+    def _generated(self) -> bool:
+        return self._stack[-1][4] if self._stack else False
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in VOID_TAGS:
@@ -158,7 +172,12 @@ class _Prose(HTMLParser):
         )
         if now_skipped and in_article and not skipped:
             self.chunks.append(" ")  # what was left out still separates the words around it
-        self._stack.append((tag, in_article, now_skipped, in_fields))
+            if self._generated():
+                self.generated.append(" ")
+        generated = self._generated() or "generated" in classes
+        if generated and not self._generated():
+            self.generated.append("\n")  # one generated element's text apart from the next
+        self._stack.append((tag, in_article, now_skipped, in_fields, generated))
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         pass
@@ -175,6 +194,8 @@ class _Prose(HTMLParser):
             self._item_start = False
         if in_article and not skipped:
             self.chunks.append(data)
+            if self._generated():
+                self.generated.append(data)
 
     @property
     def text(self) -> str:
@@ -183,10 +204,19 @@ class _Prose(HTMLParser):
 
 def page_prose(path: Path) -> str:
     """The prose a reader reads on the page at ``path``."""
+    return _read(path).text
+
+
+def generated_prose(path: Path) -> str:
+    """The prose of the page at ``path`` that the build composed (elements of class generated)."""
+    return "".join(_read(path).generated)
+
+
+def _read(path: Path) -> _Prose:
     parser = _Prose()
     parser.feed(path.read_text(encoding="utf-8"))
     parser.close()
-    return parser.text
+    return parser
 
 
 def _context(text: str, start: int, end: int, width: int = 18) -> str:
@@ -239,8 +269,34 @@ def english_problems(relative: str, text: str, glossary: Glossary) -> list[str]:
     ]
 
 
-def check(html_dir: Path, glossary_path: Path) -> int:
-    """Both checks over every Chinese page under ``html_dir``; prints every problem."""
+def punctuation_problems(relative: str, text: str) -> list[str]:
+    """Every ASCII punctuation mark next to a Chinese character in ``text``, in context."""
+    return [
+        f"{relative}: ASCII punctuation next to Chinese text: {match.group()!r}; "
+        f"e.g. {_context(text, match.start(), match.end())}"
+        for match in ASCII_PUNCTUATION.finditer(text)
+    ]
+
+
+def catalogue_problems(po_dir: Path) -> list[str]:
+    """ASCII punctuation next to Chinese text in the translations of the build's own strings."""
+    from babel.messages.pofile import read_po  # the docs toolchain's gettext library
+
+    problems = []
+    for name in GENERATED_CATALOGUES:
+        path = po_dir / name
+        if not path.is_file():
+            continue
+        with path.open("rb") as file:
+            catalogue = read_po(file)
+        for message in catalogue:
+            if message.id and isinstance(message.string, str):
+                problems += punctuation_problems(f"{name} {message.id!r}", message.string)
+    return problems
+
+
+def check(html_dir: Path, glossary_path: Path, po_dir: Path = LOCALES) -> int:
+    """The three checks over every Chinese page under ``html_dir``; prints every problem."""
     glossary = load_glossary(glossary_path)
     pages = sorted(
         path
@@ -249,20 +305,23 @@ def check(html_dir: Path, glossary_path: Path) -> int:
     )
     terms: list[str] = []
     english: list[str] = []
+    punctuation = catalogue_problems(po_dir)
     for path in pages:
         relative = path.relative_to(html_dir).as_posix()
-        text = page_prose(path)
-        terms.extend(term_problems(relative, text, glossary))
-        english.extend(english_problems(relative, text, glossary))
+        read = _read(path)
+        terms.extend(term_problems(relative, read.text, glossary))
+        english.extend(english_problems(relative, read.text, glossary))
+        punctuation.extend(punctuation_problems(relative, "".join(read.generated)))
     print(
         f"Chinese prose of {len(pages)} pages: {len(terms)} glossary problems, "
-        f"{len(english)} English words left ({glossary_path.name}: {len(glossary.terms)} terms)"
+        f"{len(english)} English words left ({glossary_path.name}: {len(glossary.terms)} terms), "
+        f"{len(punctuation)} ASCII punctuation marks in generated Chinese strings"
     )
     if not pages:
         print(f"no pages under {html_dir}: build the Chinese site first", file=sys.stderr)
-    for problem in terms + english:
+    for problem in terms + english + punctuation:
         print(problem, file=sys.stderr)
-    return 1 if terms or english or not pages else 0
+    return 1 if terms or english or punctuation or not pages else 0
 
 
 if __name__ == "__main__":

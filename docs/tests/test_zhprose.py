@@ -106,3 +106,30 @@ def test_a_spelling_that_matches_its_own_term_is_refused(tmp_path: Path) -> None
     path.write_text('[[term]]\nen = "mask"\nzh = "掩码"\nnot = ["掩"]\n', encoding="utf-8")
     with pytest.raises(ValueError, match="matches its own"):
         zhprose.load_glossary(path)
+
+
+@pytest.mark.parametrize(
+    "generated",
+    [
+        "<p class='generated'>站点版本: <code>0.1.0</code>; 本次构建</p>",
+        "<li class='generated'>在 2.14 中变化: <code>ok</code> → <code>nan</code>. 从 2.14 起</li>",
+        "<th class='generated'>时间 (ms)</th>",
+    ],
+)
+def test_ascii_punctuation_in_generated_chinese_is_reported(tmp_path: Path, generated: str) -> None:
+    text = zhprose.generated_prose(_page(tmp_path, generated))
+    assert zhprose.punctuation_problems("page.html", text), text
+
+
+def test_chinese_punctuation_and_prose_outside_generated_text_pass(tmp_path: Path) -> None:
+    body = (
+        "<p class='generated'>站点版本：<code>0.1.0</code>；本次构建的 torch 版本："
+        "<code>2.13.0</code>。时间（ms）</p>"
+        "<p>1. 交叉注意力 (查询, 键) 不是生成的文字。</p>"
+    )
+    text = zhprose.generated_prose(_page(tmp_path, body))
+    assert zhprose.punctuation_problems("page.html", text) == []
+
+
+def test_the_catalogues_of_generated_strings_use_chinese_punctuation() -> None:
+    assert zhprose.catalogue_problems(zhprose.LOCALES) == []
