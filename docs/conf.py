@@ -95,6 +95,7 @@ extensions = [
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
     "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
     "citation",  # docs/_ext/citation.py: the Cite page's examples, from this build
+    "asset_bundle",  # docs/_ext/asset_bundle.py: one style sheet and one script per page
 ]
 
 exclude_patterns = [
