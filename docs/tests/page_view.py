@@ -165,6 +165,20 @@ class PageView:
     copies: list[dict[str, Any]] = field(default_factory=list)  # COPY_EVERY_BLOCK rows
     doctests: int = 0  # doctest blocks and executed code cells
     notebook: Notebook = field(default_factory=lambda: Notebook([]))
+    # what the first visit downloaded, up to a quiet network and before any click: address
+    # (relative to the site) -> bytes of the response body
+    downloads: dict[str, int] = field(default_factory=dict)
+
+
+def _record_downloads(page: Page, base: str, downloads: dict[str, int]) -> None:
+    """Add every finished request of ``page`` to ``downloads`` (its body's size in bytes)."""
+
+    def on_finished(request: Request) -> None:
+        sizes = request.sizes()
+        address = request.url.removeprefix(base + "/")
+        downloads[address] = downloads.get(address, 0) + sizes["responseBodySize"]
+
+    page.on("requestfinished", on_finished)
 
 
 def watch(
@@ -251,7 +265,11 @@ def read_page(context: BrowserContext, base: str, external: list[str], url: str)
     try:
         page.set_viewport_size({"width": WIDTH, "height": HEIGHT})
         watch(page, base, errors=view.errors, console=view.console)
+        downloads: dict[str, int] = {}
+        _record_downloads(page, base, downloads)
         page.goto(f"{base}/{url}", wait_until="load")
+        page.wait_for_load_state("networkidle")  # the fonts a page's text asks for, too
+        view.downloads = dict(downloads)  # a first visit's, before the clicks below
         _typeset(page, view)
         view.prose = page.evaluate(PROSE)
         bodies = page.locator("article .admonition.dropdown > :not(.admonition-title)").all()
