@@ -462,7 +462,9 @@ def _verified(
                 lines.append(
                     _paragraph(
                         _version(text),
-                        nodes.Text(" · " + record["date"]),
+                        nodes.Text(" · "),
+                        # a day never breaks at its hyphens ("2026-" / "12-01")
+                        nodes.inline(record["date"], record["date"], classes=["semantics-day"]),
                         classes=["semantics-release"],
                     )
                 )
