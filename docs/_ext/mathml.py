@@ -146,6 +146,12 @@ def characters(mathml: str) -> set[str]:
     return {char for char in chars if not char.isspace() and not "\u2061" <= char <= "\u2064"}
 
 
+def plain_text(mathml: str) -> str:
+    """The formula as a reader sees it, in Unicode: ``−∞`` for ``-\\infty``."""
+    text = "".join(_TEXT.findall(mathml.replace("<msqrt>", "<msqrt>\u221a")))
+    return html.unescape(text).translate({0x2061: None, 0x2062: None, 0x2063: None})
+
+
 # -- reading: convert every formula, fail on the ones that cannot be ----------------------------
 
 
@@ -233,6 +239,20 @@ class OneIdPerEquation(SphinxPostTransform):
                 inner = wrapper[0]
                 if isinstance(inner, nodes.math_block):
                     wrapper["ids"] = [i for i in wrapper["ids"] if i not in inner["ids"]]
+
+
+def _text_for_search(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    """Give each formula its Unicode text, so the search index and its titles hold no TeX.
+
+    Sphinx indexes a page's words and section titles from the text of its nodes; a formula's
+    text is its TeX (``An additive -\\infty gives exact zeros``).  The HTML is written from the
+    MathML stored on the node, so only what the index reads changes.
+    """
+    if app.builder.format != "html":
+        return
+    for node in doctree.findall(lambda n: isinstance(n, (nodes.math, nodes.math_block))):
+        if "mathml" in node:
+            node[:] = [nodes.Text(plain_text(str(node["mathml"])))]
 
 
 def _mathml(self: HTML5Translator, node: nodes.Element, *, block: bool) -> str:
@@ -339,6 +359,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     )
     app.add_post_transform(OneIdPerEquation)
     app.connect("doctree-read", _convert_document)
+    app.connect("doctree-resolved", _text_for_search)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.connect("build-finished", _write_font)

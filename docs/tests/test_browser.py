@@ -10,6 +10,7 @@ Run with ``nox -s browser`` (builds the site first).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -152,6 +153,16 @@ def test_page(browser: Browser, language: str, path: str) -> None:
     counterpart = browser.view(f"{other}/{path}")
     assert counterpart.lang != view.lang, f"both languages say <html lang={view.lang!r}>"
     assert counterpart.anchors == view.anchors, "the two languages do not share the same anchors"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_search_results_show_no_tex(language: str) -> None:
+    """The titles a search result shows are the formulas' Unicode text, not their TeX."""
+    index = (SITE / language / "searchindex.js").read_text(encoding="utf-8")
+    data = json.loads(index.removeprefix("Search.setIndex(").removesuffix(")"))
+    titles = [*data["titles"], *data["alltitles"]]
+    tex = [title for title in titles if RAW_TEX.search(title) or re.search(r"\\[a-zA-Z]+", title)]
+    assert not tex, f"search titles with TeX: {tex}"
 
 
 def test_chinese_search_finds_chinese_words(browser: Browser) -> None:

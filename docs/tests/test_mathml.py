@@ -61,3 +61,8 @@ def test_the_font_keeps_what_the_browser_draws() -> None:
     assert "\u210e" in chars  # a lone h is shown as MATHEMATICAL ITALIC SMALL H (U+210E)
     assert "h" not in chars
     assert {"m", "a", "x", "+", "\u2113"} <= chars
+
+
+def test_the_search_index_reads_a_formula_as_unicode() -> None:
+    plain = mathml.plain_text(mathml.tex_to_mathml(r"-\infty, \sqrt{d_k}, L \neq S", block=False))
+    assert plain == "\u2212\u221e,\u221adk,L\u2260S"
