@@ -9,9 +9,10 @@ cascade and the order of execution stay the same; pages that list the same files
 (``<key>`` names the list).  A script that is deferred, asynchronous, a module or not under
 ``_static/`` (the search index) keeps its own tag.
 
-Style sheets lose their comments and indentation, and myst-nb's colours for ANSI escape output
-(``.-Color…``, about 30 KiB of rules) are left out when no page of the build has such output:
-a code cell that fails breaks the build here, so no traceback is ever shown in colour.
+The bundles are minified (rcssmin, rjsmin: comments and spaces out, nothing renamed), and
+myst-nb's colours for ANSI escape output (``.-Color…``, about 30 KiB of rules) are left out when
+no page of the build has such output: a code cell that fails breaks the build here, so no
+traceback is ever shown in colour.
 
 The bundles are written when the build has finished, after furo rewrites ``pygments.css``; then
 every page's link to a bundle gets ``?v=<hash of its content>``, as Sphinx versions its own
@@ -28,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import rcssmin
+import rjsmin
 from sphinx.application import Sphinx
 from sphinx.builders.html._assets import _CascadingStyleSheet, _JavaScript
 from sphinx.util.typing import ExtensionMetadata
@@ -37,7 +40,6 @@ _BUNDLE_LINK = re.compile(r"(_static/bundle-[0-9a-f]{12}\.(?:css|js))(?:\?v=[0-9
 # url(...) in a style sheet: a relative address must be rewritten when the sheet moves
 _CSS_URL = re.compile(r"""url\(\s*(['"]?)([^'")]+)\1\s*\)""")
 _SOURCE_MAP = re.compile(r"/\*# sourceMappingURL=[^*]*\*/|//# sourceMappingURL=\S*")
-_CSS_COMMENT = re.compile(r"/\*.*?\*/", re.DOTALL)
 # a rule (or a comma-separated group of selectors) that styles only ANSI-coloured output
 _ANSI_RULE = re.compile(r"[^{}]*\.-Color(?![\w])[^{}]*\{[^{}]*\}")
 # an element of ANSI-coloured output: class="-Color -Color-Red" (myst-nb's ANSI lexer)
@@ -129,11 +131,9 @@ def _relocated_css(text: str, source: str, target: str) -> str:
 
 
 def _compact_css(text: str, keep_ansi: bool) -> str:
-    """``text`` without comments, indentation and blank lines (and ANSI colours unless kept)."""
-    text = _CSS_COMMENT.sub("", text)
-    if not keep_ansi:
-        text = _ANSI_RULE.sub("", text)
-    return "\n".join(line.strip() for line in text.splitlines() if line.strip())
+    """``text`` minified, without myst-nb's ANSI colours unless a page needs them."""
+    text = rcssmin.cssmin(text, keep_bang_comments=True)  # licences stay
+    return text if keep_ansi else _ANSI_RULE.sub("", text)
 
 
 def _versioned(link: re.Match[str], versions: dict[str, str]) -> str:
@@ -162,8 +162,11 @@ def _write_bundles(app: Sphinx, exception: BaseException | None) -> None:
             else:
                 # `;` ends a file whose last statement lacks one before the next file starts
                 chunks.append(f"/* {value} */\n{text}\n;")
-        # a first file's "use strict" must not make the files after it strict
-        content = ("" if name.endswith(".css") else ";\n") + "\n".join(chunks)
+        if name.endswith(".css"):
+            content = "\n".join(chunks)
+        else:
+            # a first file's "use strict" must not make the files after it strict
+            content = rjsmin.jsmin(";\n" + "\n".join(chunks), keep_bang_comments=True)
         (outdir / name).write_text(content, encoding="utf-8")
         versions[name] = hashlib.sha256(content.encode()).hexdigest()[:8]
     for stale in (outdir / STATIC).glob("bundle-*.*"):
