@@ -2,8 +2,8 @@ r"""Multi-head attention from scratch, step for step comparable with ``nn.Multih
 
 .. math::
 
-   \mathrm{head}_h = \mathrm{Attention}(X W_Q^{(h)}, X W_K^{(h)}, X W_V^{(h)}), \qquad
-   \mathrm{MHA}(X) = \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_H)\, W_O
+   \mathrm{head}_h &= \mathrm{Attention}(X W_Q^{(h)}, X W_K^{(h)}, X W_V^{(h)}), \\
+   \mathrm{MHA}(X) &= \mathrm{Concat}(\mathrm{head}_1, \dots, \mathrm{head}_H)\, W_O
 
 ``d_model`` is split into ``H`` heads of ``d_h = d_model / H``; every head runs
 :func:`attention.scaled_dot_product_attention` on its own slice.
