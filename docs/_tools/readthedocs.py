@@ -61,6 +61,11 @@ def main() -> int:
 
     with open(checkout / "pyproject.toml", "rb") as file:
         site = tomllib.load(file)["project"]["urls"]["Documentation"].rstrip("/")
+    init = (checkout / "src" / "attention" / "__init__.py").read_text()
+    release = re.search(r'^__version__ = "([^"]+)"', init, re.MULTILINE)
+    if release is None:
+        print("readthedocs: no __version__ in src/attention/__init__.py")
+        return 2
     configuration = Path(config["sphinx"]["configuration"])
     for language, slug in LANGUAGES.items():
         canonical = f"{site}/{slug}/{VERSION}/"
@@ -78,9 +83,11 @@ def main() -> int:
         if not re.search(re.escape(link) + r"\s*/?>", page):
             print(f"readthedocs: {html / 'index.html'} lacks {link}>")
             return 1
-        cite = re.sub(r"<span[^>]*>|</span>", "", (html / "cite.html").read_text())
-        if not re.search(r"<code[^>]*>" + re.escape(canonical), cite):
-            print(f"readthedocs: the Cite page's addresses do not start at {canonical}")
+        # a citation names this release of the site, which Read the Docs serves from its tag
+        versioned = f"{site}/{slug}/v{release.group(1)}/"
+        cite = re.sub(r"<span[^>]*>|</span>|<wbr\s*/?>", "", (html / "cite.html").read_text())
+        if not re.search(r"<code[^>]*>" + re.escape(versioned), cite):
+            print(f"readthedocs: the Cite page's addresses do not start at {versioned}")
             return 1
         print(f"readthedocs: {language} built in {html}, canonical {canonical}")
     return 0
