@@ -74,18 +74,52 @@ DEV_ENV = ROOT / ".nox" / "dev"
 _OUTER_PATH = os.environ.get("PATH", "")
 
 
-def _constraints(session: nox.Session, torch: str | None = None) -> str:
-    """The constraints file, with the torch pin replaced by ``torch`` or ATTENTION_TORCH if set."""
-    override = torch or os.environ.get("ATTENTION_TORCH", "").strip()
+TORCH_PINS = ROOT / "conf" / "torch_pins.py"
+
+
+def _torch_override(session: nox.Session, torch: str | None = None) -> str:
+    """``torch``, else ATTENTION_TORCH, else "" (the torch that conf/constraints.txt pins)."""
+    override = (torch or os.environ.get("ATTENTION_TORCH", "")).strip()
+    if override and not re.match(r"^torch\s*(==|===)", override):
+        session.error(f"ATTENTION_TORCH must pin an exact torch (torch==X.Y.Z), got {override!r}")
+    return override
+
+
+def _constraints(
+    session: nox.Session,
+    torch: str | None = None,
+    *,
+    python: Path | None = None,
+    out: Path | None = None,
+) -> str:
+    """The pins to install with: conf/constraints.txt, or the pins generated for another torch.
+
+    For ``torch`` or ATTENTION_TORCH (an exact pin, torch==X.Y.Z), conf/torch_pins.py asks
+    ``python``'s pip (default: the session's environment) what that release needs, metadata
+    only, and writes conf/constraints.txt with torch's requirements resolved to ``out``.
+    """
+    override = _torch_override(session, torch)
     if not override:
         return str(CONSTRAINTS)
-    if not re.match(r"^torch\s*(==|===)", override):
-        session.error(f"ATTENTION_TORCH must pin an exact torch (torch==X.Y.Z), got {override!r}")
-    text = re.sub(r"(?m)^torch==.*$", override, CONSTRAINTS.read_text())
-    path = Path(session.create_tmp()) / "constraints.txt"
-    path.write_text(text)
-    session.log(f"torch pin overridden: {override}")
-    return str(path)
+    if python is None:
+        location = getattr(session.virtualenv, "location", None)
+        python = Path(location, "bin", "python") if location else Path(sys.executable)
+    if out is None:
+        out = Path(session.create_tmp()) / f"constraints-{_slug(override)}.txt"
+    session.log(f"torch pin overridden: {override}; resolving its requirements for {out}")
+    # nox's own interpreter runs the script (it has packaging); the resolution is python's
+    session.run(
+        sys.executable,
+        str(TORCH_PINS),
+        *("generate", override, "--out", str(out), "--python", str(python)),
+        external=True,
+    )
+    return str(out)
+
+
+def _slug(override: str) -> str:
+    """``torch==2.14.1`` as ``torch-2.14.1``: a folder name."""
+    return re.sub(r"[^A-Za-z0-9.]+", "-", override)
 
 
 def _python311(session: nox.Session) -> str:
@@ -103,34 +137,49 @@ SHARED_EXTRAS = ("browser", "docs", "plots", "test", "typecheck")
 
 
 def _use_env(
-    session: nox.Session, extras: Iterable[str] = (), packages: Iterable[str] = ()
+    session: nox.Session,
+    extras: Iterable[str] = (),
+    packages: Iterable[str] = (),
+    *,
+    torch: str | None = None,
+    venv: Path | None = None,
+    shared: Iterable[str] = SHARED_EXTRAS,
 ) -> None:
     """Run the rest of ``session`` in the shared environment, after adding what it lacks.
 
-    ``extras`` of the package (installed editable, together with every one of SHARED_EXTRAS) and
+    ``extras`` of the package (installed editable, together with every one of ``shared``) and
     other ``packages`` are installed with the constraints, with pip's own output (the first
     install takes minutes), only when the environment does not hold them yet.  A torch override
-    (ATTENTION_TORCH) gets an environment of its own, so switching back to the pinned torch
-    reinstalls nothing.
+    (``torch`` or ATTENTION_TORCH) gets an environment of its own (``venv``, default
+    .nox/dev-torch-X.Y.Z), so switching back to the pinned torch reinstalls nothing, and the
+    pins generated for it (conf/torch_pins.py) are kept there, in constraints.txt: before
+    anything large is downloaded, the whole install is resolved against them and stops in one
+    line naming a conflict.  Such an environment keeps no pip cache (a CUDA build is GBs).
+
+    The environment is rebuilt only when conf/constraints.txt, pyproject.toml or the torch pin
+    changed; an install that failed half-way is resumed, not started again.
     """
-    constraints = _constraints(session)
-    override = os.environ.get("ATTENTION_TORCH", "").strip()
-    venv = DEV_ENV
-    if override:
-        venv = venv.with_name(f"dev-{re.sub(r'[^A-Za-z0-9.]+', '-', override)}")
+    override = _torch_override(session, torch)
+    if venv is None:
+        venv = DEV_ENV.with_name(f"dev-{_slug(override)}") if override else DEV_ENV
     python = venv / "bin" / "python"
     stamp = venv / "installed.json"
+    pins = venv / "constraints.txt" if override else CONSTRAINTS
+    # what the pins are made from: the same inputs give the same pins (and no rebuild)
+    variant = f"\0{override}\0{','.join(sorted(shared))}" if venv != DEV_ENV else ""
     inputs = hashlib.sha256(
-        Path(constraints).read_bytes() + (ROOT / "pyproject.toml").read_bytes()
+        CONSTRAINTS.read_bytes() + (ROOT / "pyproject.toml").read_bytes() + variant.encode()
     ).hexdigest()
     state = json.loads(stamp.read_text()) if stamp.is_file() else {}
     if state.get("inputs") != inputs or not python.is_file():
         if venv.exists():
-            session.log(f"{venv}: the pins or pyproject.toml changed, rebuilding it")
+            why = "the pins or pyproject.toml changed" if state else "it has no install record"
+            session.log(f"{venv}: {why}, rebuilding it")
             shutil.rmtree(venv)
         state = {"inputs": inputs, "extras": [], "packages": []}
     missing_extras = sorted(set(extras) - set(state["extras"]))
     missing_packages = sorted(set(packages) - set(state["packages"]))
+    cache = ("--no-cache-dir",) if override else ()
     if missing_extras or missing_packages:
         if not python.is_file():
             session.log(f"creating the shared environment {venv}")
@@ -138,14 +187,35 @@ def _use_env(
             # pip, setuptools (torch needs it) and the build backend (hatchling; editables for
             # an editable install) at their pinned versions: the package is then built without
             # build isolation, from pinned packages only.
-            _pip(session, python, constraints, "pip", "setuptools", "hatchling", "editables")
+            _pip(
+                session,
+                python,
+                str(CONSTRAINTS),
+                *cache,
+                "pip",
+                "setuptools",
+                "hatchling",
+                "editables",
+            )
+            # from here on a failed install is resumed by the next run, not rebuilt
+            stamp.write_text(json.dumps(state, indent=1) + "\n")
+        if override and not pins.is_file():
+            _constraints(session, override, python=python, out=pins)
         # Every extra the default sessions use, in one pip run: later sessions install nothing
         # (each pip run costs 10-20 s of resolving even when it adds little).
-        wanted = sorted({*state["extras"], *extras, *SHARED_EXTRAS})
+        wanted = sorted({*state["extras"], *extras, *shared})
         editable = ("-e", f".[{','.join(wanted)}]") if missing_extras else ()
+        install = ("--no-build-isolation", *editable, *missing_packages)
+        if override:  # the pins hold for the whole install, or nothing is downloaded
+            session.run(
+                sys.executable,
+                str(TORCH_PINS),
+                *("check", str(pins), "--python", str(python), "--", *install),
+                external=True,
+            )
         session.log(f"installing into {venv}: {' '.join([*editable, *missing_packages])}")
-        _pip(session, python, constraints, "--no-build-isolation", *editable, *missing_packages)
-        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), constraints, external=True)
+        _pip(session, python, str(pins), *cache, *install)
+        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(pins), external=True)
         added = sorted({*state["packages"], *packages})
         state = {"inputs": inputs, "extras": wanted, "packages": added}
         stamp.write_text(json.dumps(state, indent=1) + "\n")
@@ -464,25 +534,45 @@ def semantics(session: nox.Session) -> None:
 
 
 RELEASES = paths.torch_releases()
+MATRIX_ENV = ROOT / ".nox" / "matrix"
+"""Where ``semantics_matrix`` makes each release's environment, torch-X.Y.Z (dropped after)."""
 
 
-@nox.session(python="3.11", default=False)
-@nox.parametrize("torch", [release.torch for release in RELEASES])
-def semantics_matrix(session: nox.Session, torch: str) -> None:
+@nox.session(venv_backend=SHARED, default=False)
+def semantics_matrix(session: nox.Session) -> None:
     """Every claims row and every page doctest on each torch release of conf/torch-releases.toml.
 
-    One environment per release, installed with conf/constraints.txt (torch line replaced) and the
-    release's own pins for the packages its wheel brings; refuses to run on any other torch, runs
-    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json.
-    Not in the default run: a CUDA build of torch is several GB.
+    ``nox -s semantics_matrix -- 2.14.1`` runs only the releases given.  One environment per
+    release, .nox/matrix/torch-X.Y.Z, installed with the pins conf/torch_pins.py generates for
+    it (as ``ATTENTION_TORCH`` does) and no pip cache; refuses to run on any other torch, runs
+    every row and the pages' doctests, and only then writes conf/records/torch-<release>.json
+    and deletes the environment (a failed run keeps it, and the next run resumes it).  Not in
+    the default run: a CUDA build of torch is several GB.
     """
-    release = next(r for r in RELEASES if r.torch == torch)
-    extra = ("-c", str(release.constraints)) if release.constraints else ()
-    session.install("-c", _constraints(session, f"torch=={torch}"), *extra, "-e", ".[test,plots]")
-    cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
-    session.run(*cli)  # every row, before anything else runs in this environment
-    _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
-    session.run(*cli, "--record")  # only once the rows and the pages' doctests passed
+    listed = [release.torch for release in RELEASES]
+    chosen = session.posargs or listed
+    for torch in chosen:
+        if not re.fullmatch(r"\d+\.\d+\.\d+", torch):
+            session.error(f"semantics_matrix takes torch releases X.Y.Z, got {torch!r}")
+        if torch not in listed:
+            session.log(
+                f"torch {torch} is not in conf/torch-releases.toml: list it to verify on it"
+            )
+    for torch in chosen:
+        venv = MATRIX_ENV / f"torch-{torch}"
+        _use_env(
+            session,
+            extras=["test", "plots"],
+            torch=f"torch=={torch}",
+            venv=venv,
+            shared=(),
+        )
+        cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
+        session.run(*cli)  # every row, before anything else runs in this environment
+        _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
+        session.run(*cli, "--record")  # only once the rows and the pages' doctests passed
+        session.log(f"dropping {venv}")
+        shutil.rmtree(venv)
 
 
 # -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and

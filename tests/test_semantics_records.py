@@ -109,13 +109,9 @@ def test_the_ecosystem_record_agrees_with_the_claims_and_the_pins() -> None:
     datetime.date.fromisoformat(record["date"])
 
 
-def test_each_release_installs_exactly_its_torch() -> None:
+def test_the_default_torch_is_a_verified_release() -> None:
+    """The other releases' pins are generated (conf/torch_pins.py); the default run's are these."""
     default = pins(paths.CONSTRAINTS)["torch"]
-    for release in paths.torch_releases():
-        if release.constraints is None:
-            assert release.torch == default, f"{release.torch} needs its own constraints file"
-        else:
-            assert pins(release.constraints)["torch"] == release.torch, release.constraints.name
     assert default in RELEASES, "the default run's torch must be a verified release"
 
 

@@ -99,16 +99,22 @@ def record_files() -> list[Path]:
 
 @dataclass(frozen=True)
 class TorchRelease:
-    """One release of :data:`RELEASES`: its version, and the extra pins its wheel needs, if any."""
+    """One release of :data:`RELEASES`.
+
+    Its pins are not listed here: ``conf/torch_pins.py`` resolves torch's own requirements for
+    the release and writes them where its environment lives (``noxfile.py``).
+
+    >>> TorchRelease("2.14.1")
+    TorchRelease(torch='2.14.1')
+    """
 
     torch: str
-    constraints: Path | None
 
 
 def torch_releases(path: Path | None = None) -> list[TorchRelease]:
     """The releases listed in ``path`` (default: the packaged copy, else :data:`RELEASES`).
 
-    In file order; raises ValueError naming a bad entry.
+    In file order; raises ValueError naming a bad entry, or a key other than ``torch``.
     """
     path = path if path is not None else claims_file(RELEASES.name)
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -117,10 +123,13 @@ def torch_releases(path: Path | None = None) -> list[TorchRelease]:
         version = entry.get("torch") if isinstance(entry, dict) else None
         if not isinstance(version, str) or not _RELEASE.match(version):
             raise ValueError(f"{path}: release #{index}: torch must be 'X.Y.Z', got {version!r}")
-        extra = entry.get("constraints")
-        if extra is not None and not isinstance(extra, str):
-            raise ValueError(f"{path}: release #{index}: constraints must be a file name")
-        releases.append(TorchRelease(version, path.parent / extra if extra else None))
+        unknown = sorted(set(entry) - {"torch"})
+        if unknown:
+            raise ValueError(
+                f"{path}: release #{index}: unknown key {', '.join(unknown)} (a release lists its "
+                "torch only: its pins are generated, see conf/torch_pins.py)"
+            )
+        releases.append(TorchRelease(version))
     if not releases:
         raise ValueError(f"{path}: no [[releases]] entry")
     return releases
