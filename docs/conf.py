@@ -12,8 +12,10 @@ doctests and code cells are never translated, so both languages run the same exa
 from __future__ import annotations
 
 import doctest
+import hashlib
 import logging
 import os
+import shutil
 import sys
 import warnings
 from pathlib import Path
@@ -124,10 +126,35 @@ myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 # `.../zh_CN/x.html#a` cite the same claim.  The browser check verifies this.
 myst_heading_anchors = 4
 
+
+def _cell_inputs_key() -> str:
+    """A digest of what the code cells read besides their code: the package, the figure settings.
+
+    jupyter-cache keys an output on the cell code alone, so a cached figure would outlive a
+    change to ``attention.plots``.
+    """
+    files = [
+        *sorted((DOCS.parent / "src" / "attention").rglob("*.py")),
+        DOCS / "_ext" / "figure_glue.py",
+        DOCS / "matplotlibrc",
+    ]
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(path.relative_to(DOCS.parent).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
 # Execute each text notebook once and cache the outputs in a jupyter-cache shared by both
-# languages: code is not translated, so the zh_CN build finds every notebook in the cache.
+# languages: code is not translated, so the zh_CN build finds every notebook in the cache.  The
+# cache lives in a folder named for the cells' other inputs: when the package changes, the path
+# (a configuration value) changes, Sphinx rereads every page and the notebooks run again.
 nb_execution_mode = "cache"
-nb_execution_cache_path = str(DOCS / "_build" / ".jupyter_cache")
+_CACHES = DOCS / "_build" / ".jupyter_cache"
+nb_execution_cache_path = str(_CACHES / _cell_inputs_key())
+for _stale in _CACHES.glob("*") if _CACHES.is_dir() else ():
+    if _stale.name != Path(nb_execution_cache_path).name:
+        shutil.rmtree(_stale, ignore_errors=True)  # the outputs of an earlier package
 nb_execution_raise_on_error = True  # a broken figure breaks the build
 nb_execution_show_tb = True
 nb_execution_timeout = 300

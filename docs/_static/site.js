@@ -175,8 +175,8 @@
   /* -- search snippets --------------------------------------------------------------------- */
 
   // Sphinx's searchtools builds each result's snippet from the text of the fetched page.  Leave
-  // out what is not the page's own prose: the language switch, and the TeX source of formulas
-  // (MathJax typesets it in the page; a snippet is plain text, so a formula becomes "…").
+  // out what is not the page's own prose: the language switch, and the formulas (MathML, whose
+  // text run together reads as noise in a plain-text snippet, so a formula becomes "…").
   const cleanSearchText = () => {
     if (typeof Search === "undefined" || Search.siteCleaned) {
       return;
