@@ -9,14 +9,23 @@ the same message as :class:`~attention.semantics.claims.ClaimsError`.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import torch
 
-from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
+from attention.semantics.__main__ import main
+from attention.semantics.claims import (
+    ClaimsError,
+    load_claims,
+    load_ecosystem_claims,
+    release_tuple,
+)
+from attention.semantics.report import release_context
 
 ROW = """\
 [[claims]]
@@ -240,3 +249,143 @@ def test_a_torch_row_in_the_ecosystem_file_is_an_error(tmp_path: Path) -> None:
     path.write_text(text.replace('framework = "torch"\n', ""), encoding="utf-8")
     with pytest.raises(ClaimsError, match=r"claim #2 \('sdpa.second'\).*framework"):
         load_ecosystem_claims(path)
+
+
+# --- what the command line says and where it writes ------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+ROOT_RECORDS = ROOT / "conf" / "records"
+
+
+def run_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The command line run from ``folder``, as a user in another directory would."""
+    return subprocess.run(
+        [sys.executable, "-m", "attention.semantics", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+        check=False,
+        cwd=folder,
+    )
+
+
+def records_now() -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in sorted(ROOT_RECORDS.glob("*.json"))}
+
+
+def test_record_without_a_path_outside_a_checkout_is_refused(tmp_path: Path) -> None:
+    """Never into the package's own folder (site-packages for a wheel): exit 2, one line."""
+    before = records_now()
+    result = run_in(tmp_path, "--record")
+    assert "Traceback" not in result.stderr, result.stderr
+    assert result.returncode == 2, (result.returncode, result.stderr)
+    assert result.stdout == ""
+    (line,) = result.stderr.splitlines()
+    assert line.startswith("error: --record without a path"), line
+    for part in (str(tmp_path), "conf/semantics.toml", "--record PATH"):
+        assert part in line, (part, line)
+    assert records_now() == before
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_record_without_a_path_writes_into_the_checkout_it_runs_in(tmp_path: Path) -> None:
+    (tmp_path / "conf").mkdir()
+    (tmp_path / "conf" / "semantics.toml").write_bytes(
+        (ROOT / "conf" / "semantics.toml").read_bytes()
+    )
+    inside = tmp_path / "docs" / "deeper"
+    inside.mkdir(parents=True)
+    before = records_now()
+    result = run_in(inside, "--record")
+    assert result.returncode == 0, result.stdout + result.stderr
+    written = list((tmp_path / "conf" / "records").glob("torch-*.json"))
+    assert [path.name for path in written] == [f"torch-{release_context().installed}.json"]
+    assert f"wrote {written[0]}" in result.stderr
+    assert records_now() == before  # the package's own checkout is left alone
+
+
+def test_a_claims_file_of_the_wrong_kind_names_the_file_given_and_where_the_row_goes(
+    tmp_path: Path,
+) -> None:
+    given = tmp_path / "mine.toml"
+    given.write_bytes((ROOT / "conf" / "semantics-ecosystem.toml").read_bytes())
+    line = assert_one_line_error(run_cli("--claims", str(given)), str(given))
+    assert f"{given} was read as the PyTorch claims file" in line, line
+    assert "belongs in the other frameworks' claims file, semantics-ecosystem.toml" in line, line
+    assert "which holds the PyTorch rows" not in line, line
+    # and the other way round, from the library
+    given.write_bytes((ROOT / "conf" / "semantics.toml").read_bytes())
+    with pytest.raises(ClaimsError) as caught:
+        load_ecosystem_claims(given)
+    message = str(caught.value)
+    assert f"{given} was read as the other frameworks' claims file" in message, message
+    assert "belongs in the PyTorch claims file, semantics.toml" in message, message
+
+
+CUDA_ROW = "sdpa.attn_mask.bool.cuda"  # needs a CUDA device: not verified on a CPU machine
+needs_no_cuda = pytest.mark.skipif(
+    torch.cuda.is_available(), reason="the CUDA row is verified on this machine"
+)
+
+
+@needs_no_cuda
+def test_strict_says_why_it_fails_a_run_with_no_failed_row() -> None:
+    plain = run_cli("--only", "sdpa.attn_mask.bool")
+    assert plain.returncode == 0, plain.stdout
+    assert "--strict" not in plain.stdout
+    strict = run_cli("--strict", "--only", "sdpa.attn_mask.bool")
+    assert strict.returncode == 1, strict.stdout
+    lines = strict.stdout.splitlines()
+    count = next(i for i, line in enumerate(lines) if line.startswith("2 rows: "))
+    assert lines[count] == "2 rows: 1 ok, 0 failed, 1 not verified here"
+    assert lines[count + 1] == (
+        "--strict counts the 1 rows not verified here as failures, so the run exits 1"
+    )
+
+
+@needs_no_cuda
+@pytest.mark.parametrize("json_output", [False, True], ids=["table", "json"])
+def test_a_run_that_verified_no_row_exits_1_and_says_so(json_output: bool) -> None:
+    result = run_cli("--only", CUDA_ROW, *(("--json",) if json_output else ()))
+    assert result.returncode == 1, result.stdout + result.stderr
+    said = result.stderr if json_output else result.stdout
+    assert (
+        "nothing was verified here: of 1 rows, 1 not verified here, and a run that verifies no "
+        "row exits 1"
+    ) in said, said
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        ("older", "is older than every verified release"),
+        ("between", "lies between the verified releases"),
+        ("newer", "is newer than every verified release"),
+    ],
+)
+def test_a_release_that_is_not_verified_is_compared_with_its_nearest_neighbour(
+    where: str, said: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verified = release_context().verified
+    oldest, below, above = verified[0], verified[-2], verified[-1]
+    major, minor, patch = (int(part) for part in below.split("."))
+    installed, used = {
+        "older": ("1.0.0", oldest),
+        "between": (f"{major}.{minor}.{patch + 1}", below),
+        "newer": ("99.0.0", above),
+    }[where]
+    between = release_tuple(f"{major}.{minor}.{patch + 1}")
+    assert release_tuple(below) < between < release_tuple(above)
+    monkeypatch.setattr(torch, "__version__", installed)
+    assert main(["--json", "--only", "sdpa.scale"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["release"]["compared_with"] == used
+    assert {row["expected_for"] for row in document["rows"]} == {used}
+    note = document["release"]["note"]
+    assert said in note
+    assert used in note.split(": compared with the expectations for ", 1)[1], note
+    if where == "between":
+        assert f"{below} and {above}" in note
+    main(["--only", "sdpa.scale"])
+    assert f"note: {note}" in capsys.readouterr().out

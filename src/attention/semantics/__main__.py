@@ -2,13 +2,23 @@
 
 Human-readable by default; ``--json`` prints ``{"torch": ..., "release": {...}, "rows": [...]}``
 (:func:`attention.semantics.report.to_json`).  Each PyTorch row is compared with its expectation
-for the installed torch release; a release newer than every verified one is compared with the
-latest verified release's expectations, and the output says so.  The exit status is 0 only if
-every row that could be verified here is ok (``--strict``: every row).
+for the installed torch release.  A release that is not verified (not in
+``conf/torch-releases.toml``) is compared with its nearest verified neighbour, and the output
+says which: the oldest for a release older than all, the one below for a release between two
+(an expectation holds from a release on), the latest for a release newer than all.
 
-``--record`` writes the record of the run (``conf/records/torch-<release>.json``, or with
-``--all`` ``conf/records/ecosystem.json``; a path after it writes there instead).
-``--require-torch X.Y.Z`` refuses, with exit status 2, to run on any other torch release.
+Exit status: 0 when at least one row was verified here and every verified row is ok; 1 when a
+verified row failed, when no row at all was verified here (every selected row not verified --
+it needs a CUDA device -- or skipped -- its framework is not installed), or with ``--strict``
+when a row was not verified here; 2 for bad input (below).  The lines under the count say why
+a run without a failing row exits 1 (on stderr with ``--json``).
+
+``--record`` writes the record of the run into the checkout the command runs in (the current
+folder or the nearest one above it that holds ``conf/semantics.toml``):
+``conf/records/torch-<release>.json``, or with ``--all`` ``conf/records/ecosystem.json``; a path
+after it writes there instead.  Outside a checkout, ``--record`` without a path is refused with
+exit status 2 (never a file inside the installed package).  ``--require-torch X.Y.Z`` refuses,
+with exit status 2, to run on any other torch release.
 
 ``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
@@ -16,7 +26,8 @@ reason, and do not fail the run.  Without ``--all`` none of those frameworks is 
 
 A claims file that cannot be read or is malformed is reported in one line on stderr,
 ``error: <file>:<line>: claim #<n> ('<id>'): <what is wrong>``, with exit status 2, before any
-probe runs; so is an ``--only`` id that no row has.
+probe runs; so is an ``--only`` id that no row has, and a row that belongs in the other claims
+file (the line names the file given and the file the row belongs in).
 """
 
 from __future__ import annotations
@@ -25,6 +36,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 import torch
 
@@ -34,6 +46,7 @@ from attention.semantics.record import default_record_path, make_record, write_r
 from attention.semantics.registry import installed_versions
 from attention.semantics.report import (
     UnknownClaimIdError,
+    exit_notes,
     exit_status,
     format_table,
     release_context,
@@ -58,6 +71,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m attention.semantics",
         description="Check what each PyTorch attention API does with masks, on this torch.",
+        epilog="exit status: 0 when at least one row was verified here and every verified row "
+        "is ok; 1 when a verified row failed, when no row was verified here at all (each one "
+        "not verified here or skipped), or with --strict when a row was not verified here; 2 "
+        "for bad input (a malformed claims file, an unknown --only id, --require-torch on "
+        "another torch, --record without a path outside a checkout).",
     )
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument(
@@ -84,7 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         const="",
         help="after a run with no failing row, write the verification record: the PyTorch "
         "rows' (conf/records/torch-<release>.json), or with --all the other frameworks' "
-        "(conf/records/ecosystem.json, every one installed); to PATH if given",
+        "(conf/records/ecosystem.json, every one installed), in the checkout the command runs "
+        "in (the nearest folder, here or above, with conf/semantics.toml); to PATH if given",
     )
     parser.add_argument(
         "--require-torch",
@@ -107,6 +126,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ClaimsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    target = None
+    if args.record is not None:
+        if args.only:
+            parser.error("--record needs every row; drop --only")
+        target = args.record
+        if not target:
+            root = paths.checkout()
+            if root is None:
+                print(
+                    f"error: --record without a path writes into the checkout it runs in, and "
+                    f"{Path.cwd()} is not in one (no conf/semantics.toml there or above): run it "
+                    "in a clone of the repository, or name the file: --record PATH",
+                    file=sys.stderr,
+                )
+                return 2
+            target = str(default_record_path(ecosystem=args.all, root=root))
     context = release_context()
     try:
         results = run([*claims, *ecosystem], only=args.only, release=context.compared_with)
@@ -117,13 +152,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         document = to_json(results, versions=versions, context=context)
         print(json.dumps(document, indent=2, ensure_ascii=False))
+        for note in exit_notes(results, strict=args.strict):
+            print(note, file=sys.stderr)
     else:
-        print(format_table(results, versions=versions, context=context))
+        print(format_table(results, versions=versions, context=context, strict=args.strict))
     status = exit_status(results, strict=args.strict)
-    if args.record is not None:
-        if args.only:
-            parser.error("--record needs every row; drop --only")
-        target = args.record or str(default_record_path(ecosystem=args.all))
+    if target is not None:
         if status != 0:
             print(f"not writing {target}: some rows failed", file=sys.stderr)
             return status

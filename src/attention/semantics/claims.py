@@ -414,8 +414,9 @@ def load_claims(path: Path | str | None = None) -> list[Claim]:
     def only_torch(index: int, claim: Claim, row: Mapping[str, Any]) -> None:
         if claim.framework != "torch":
             raise ClaimsError(
-                f"framework {claim.framework!r} does not belong in {source.name}, which holds "
-                "the PyTorch rows; rows about other frameworks go in semantics-ecosystem.toml",
+                f"framework {claim.framework!r}: {source} was read as the PyTorch claims file, "
+                f"whose rows are all about torch; a row about {claim.framework} belongs in the "
+                f"other frameworks' claims file, {paths.ECOSYSTEM_CLAIMS.name}",
                 field="framework",
                 row=index,
                 claim_id=claim.id,
@@ -443,8 +444,9 @@ def load_ecosystem_claims(path: Path | str | None = None) -> list[Claim]:
         if "framework" not in row or claim.framework == "torch":
             said = f"framework {claim.framework!r}" if "framework" in row else "no framework"
             raise ClaimsError(
-                f"{said}: a row of {source.name} must name its framework, and it may not be "
-                "torch; the PyTorch rows go in semantics.toml",
+                f"{said}: {source} was read as the other frameworks' claims file, in which a "
+                "row must name its framework, and it may not be torch; a PyTorch row belongs in "
+                f"the PyTorch claims file, {paths.CLAIMS.name}",
                 field="framework",
                 row=index,
                 claim_id=claim.id,

@@ -34,6 +34,7 @@ __all__ = [
     "RELEASES",
     "ROOT",
     "TorchRelease",
+    "checkout",
     "claims_file",
     "record_files",
     "release_of",
@@ -71,6 +72,28 @@ def claims_file(name: str) -> Path:
     """
     packaged = Path(__file__).resolve().parent / name
     return packaged if packaged.is_file() else CONF / name
+
+
+def checkout(start: Path | str | None = None) -> Path | None:
+    """The repository checkout that ``start`` (default: the current folder) is in, or None.
+
+    A checkout is the nearest folder, ``start`` or one above it, that holds
+    ``conf/semantics.toml``.  Unlike :data:`ROOT` (guessed from this module's location, which
+    for an installed wheel is inside site-packages) it is where the user works, so
+    ``python -m attention.semantics --record`` writes its record there.
+
+    >>> checkout(ROOT / "src" / "attention") == ROOT
+    True
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     print(checkout(folder))
+    None
+    """
+    here = Path(start if start is not None else Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "conf" / CLAIMS.name).is_file():
+            return folder
+    return None
 
 
 def release_of(version: str) -> str:

@@ -55,15 +55,25 @@ __all__ = [
 ]
 
 
-def default_record_path(*, ecosystem: bool = False) -> Path:
-    """The record a run writes: the installed torch release's, or (``ecosystem``) the others'.
+def default_record_path(*, ecosystem: bool = False, root: Path | None = None) -> Path:
+    """The record of the installed torch release, or (``ecosystem``) the other frameworks'.
+
+    In ``conf/records/`` of the checkout ``root`` (``python -m attention.semantics --record``
+    passes the one it runs in, :func:`attention.semantics.paths.checkout`); without ``root``,
+    the records this package reads (:data:`attention.semantics.paths.RECORDS`).
 
     >>> default_record_path(ecosystem=True).name
     'ecosystem.json'
+    >>> default_record_path(ecosystem=True, root=Path("/work/clone")).as_posix()
+    '/work/clone/conf/records/ecosystem.json'
     """
     if ecosystem:
-        return paths.ECOSYSTEM_RECORD
-    return paths.torch_record(paths.release_of(torch.__version__))
+        found = paths.ECOSYSTEM_RECORD
+    else:
+        found = paths.torch_record(paths.release_of(torch.__version__))
+    if root is None:
+        return found
+    return Path(root) / found.relative_to(paths.ROOT)
 
 
 def record_release(record: Mapping[str, Any]) -> str:

@@ -9,8 +9,15 @@ not installed here (``jax``, ``transformers``, ...) is *skipped* the same way, w
 
 A PyTorch row is compared with its expectation for the installed torch release
 (:func:`attention.semantics.claims.expected_for`).  :func:`release_context` says which release
-that is: the installed one, or -- for a release newer than every verified one -- the latest
-verified release, which the output then states.
+that is: the installed one when it is verified, else its nearest verified neighbour -- the
+oldest for a release older than all, the one below for a release between two (an expectation
+holds from the release it is stated for on), the latest for a release newer than all -- which
+the output then states.
+
+A run passes (:func:`exit_status` 0) when it verified at least one row and none of those failed.
+A run that verified no row at all -- every row not verified here or skipped, or none selected --
+exits 1 and says so: a check that checked nothing must not pass.  ``strict`` also counts each
+row not verified here as a failure, and the summary says how many that is.
 
 >>> from attention.semantics.claims import load_claims
 >>> results = run(load_claims(), only=["sdpa.attn_mask.float"])
@@ -39,6 +46,7 @@ __all__ = [
     "RowResult",
     "Status",
     "UnknownClaimIdError",
+    "exit_notes",
     "exit_status",
     "format_table",
     "missing_requirement",
@@ -100,6 +108,11 @@ def release_context(
 ) -> ReleaseContext:
     """The release context for torch ``version`` (default: the installed one).
 
+    A verified release is compared with itself; any other with its nearest verified neighbour:
+    the oldest verified release for one older than all, the verified release below it for one
+    between two (an expectation holds from the release it is stated for on, until the next
+    change), the latest for one newer than all.  The note names the release used and why.
+
     >>> release_context("2.14.1", ["2.13.0", "2.14.1"]).note is None
     True
     >>> context = release_context("2.15.0", ["2.13.0", "2.14.1"])
@@ -108,28 +121,45 @@ def release_context(
     >>> print(context.note)  # doctest: +NORMALIZE_WHITESPACE
     torch 2.15.0 is newer than every verified release (2.13.0, 2.14.1):
     compared with the expectations for 2.14.1
+    >>> print(release_context("2.5.1", ["2.13.0", "2.14.1"]).note)  # doctest: +NORMALIZE_WHITESPACE
+    torch 2.5.1 is older than every verified release (2.13.0, 2.14.1):
+    compared with the expectations for the oldest, 2.13.0
+    >>> context = release_context("2.13.1", ["2.13.0", "2.14.1"])
+    >>> context.compared_with
+    '2.13.0'
+    >>> print(context.note)  # doctest: +NORMALIZE_WHITESPACE
+    torch 2.13.1 is not a verified release; it lies between the verified releases 2.13.0 and
+    2.14.1: compared with the expectations for 2.13.0, the release below it (an expectation
+    holds from a release on)
     """
     installed = paths.release_of(version if version is not None else torch.__version__)
     if verified is None:
         verified = [release.torch for release in paths.torch_releases()]
     ordered = tuple(sorted(verified, key=release_tuple))
     listed = ", ".join(ordered)
+    here = release_tuple(installed)
     if installed in ordered:
         return ReleaseContext(installed, installed, ordered, None)
-    if release_tuple(installed) > release_tuple(ordered[-1]):
+    if here > release_tuple(ordered[-1]):
         note = (
             f"torch {installed} is newer than every verified release ({listed}): compared with "
             f"the expectations for {ordered[-1]}"
         )
         return ReleaseContext(installed, ordered[-1], ordered, note)
-    position = (
-        "older than every" if release_tuple(installed) < release_tuple(ordered[0]) else "not a"
-    )
+    if here < release_tuple(ordered[0]):
+        note = (
+            f"torch {installed} is older than every verified release ({listed}): compared with "
+            f"the expectations for the oldest, {ordered[0]}"
+        )
+        return ReleaseContext(installed, ordered[0], ordered, note)
+    below = max((r for r in ordered if release_tuple(r) < here), key=release_tuple)
+    above = min((r for r in ordered if release_tuple(r) > here), key=release_tuple)
     note = (
-        f"torch {installed} is {position} verified release ({listed}): compared with the "
-        f"expectations stated for {installed}, not verified on it"
+        f"torch {installed} is not a verified release; it lies between the verified releases "
+        f"{below} and {above}: compared with the expectations for {below}, the release below "
+        "it (an expectation holds from a release on)"
     )
-    return ReleaseContext(installed, installed, ordered, note)
+    return ReleaseContext(installed, below, ordered, note)
 
 
 def missing_requirement(requirement: str | None) -> str | None:
@@ -246,19 +276,50 @@ def run(
     ]
 
 
-def exit_status(results: Sequence[RowResult], *, strict: bool = False) -> int:
-    """0 when every verified row is ok (with ``strict``, every row, not-verified ones too), else 1.
+_VERIFIED: frozenset[Status] = frozenset({"ok", "mismatch", "probe_error"})
+"""The statuses of a row whose probe ran here."""
 
-    Skipped rows (their framework is not installed) never count: a missing framework is reported,
-    not failed.  An empty selection is a failure, and so is one whose rows were all skipped: a
-    check that checked nothing must not pass.
+
+def exit_status(results: Sequence[RowResult], *, strict: bool = False) -> int:
+    """0 when at least one row was verified here and every verified row is ok, else 1.
+
+    A run that verified no row at all -- each one not verified here (no CUDA device) or
+    skipped (its framework is not installed), or no row selected -- is 1: a check that checked
+    nothing must not pass (:func:`exit_notes` says why).  Rows not verified here count as
+    failures only with ``strict``; skipped rows never do.
     """
-    if all(r.status == "skipped" for r in results):
-        return 1  # no row, or none whose framework is installed
+    if not any(r.status in _VERIFIED for r in results):
+        return 1
     counted = [
         r for r in results if r.status != "skipped" and (strict or r.status != "not_verified")
     ]
     return 0 if all(r.ok for r in counted) else 1
+
+
+def exit_notes(results: Sequence[RowResult], *, strict: bool = False) -> list[str]:
+    """Why the run exits 1 although no verified row failed, one sentence each (else none).
+
+    >>> exit_notes([])
+    ['nothing was verified here: no row was selected, and a run that verifies no row exits 1']
+    """
+    if not any(r.status in _VERIFIED for r in results):
+        if not results:
+            what = "no row was selected"
+        else:
+            counts = [
+                f"{sum(r.status == status for r in results)} {words}"
+                for status, words in (("not_verified", "not verified here"), ("skipped", "skipped"))
+                if any(r.status == status for r in results)
+            ]
+            what = f"of {len(results)} rows, " + " and ".join(counts)
+        return [f"nothing was verified here: {what}, and a run that verifies no row exits 1"]
+    unverified = sum(r.status == "not_verified" for r in results)
+    if strict and unverified:
+        return [
+            f"--strict counts the {unverified} rows not verified here as failures, so the run "
+            "exits 1"
+        ]
+    return []
 
 
 def to_json(
@@ -327,11 +388,14 @@ def format_table(
     *,
     versions: Mapping[str, str | None] | None = None,
     context: ReleaseContext | None = None,
+    strict: bool = False,
 ) -> str:
     """The human-readable table: one line per row, then a count, then every failure spelled out.
 
     ``versions`` (the ``--all`` run) adds a line naming each package's installed version; a
-    release context with a note (a torch newer than every verified release) adds that note.
+    release context with a note (a torch release that is not verified) adds that note.  After
+    the count, :func:`exit_notes` says why a run without a failing row exits 1 (``strict``: the
+    rows not verified here count as failures).
     """
     context = context if context is not None else release_context()
     cuda = "available" if torch.cuda.is_available() else "not available"
@@ -369,7 +433,7 @@ def format_table(
     )
     if counts["skipped"]:
         summary += f", {counts['skipped']} skipped"
-    lines += ["", summary]
+    lines += ["", summary, *exit_notes(results, strict=strict)]
     for result in results:
         if result.status in ("mismatch", "probe_error"):
             lines.append(
