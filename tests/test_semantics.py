@@ -434,6 +434,11 @@ def test_a_torch_that_behaves_differently_fails_the_matching_rows(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    # a flip imitates a torch that differs from a row's first expectation; on a release where
+    # that row's behaviour changed (claims.changes), the real torch may already behave so
+    changed = sorted(c for c in must_fail if expected_for(BY_ID[c], RELEASE) != BY_ID[c].expected)
+    if changed:
+        pytest.skip(f"{', '.join(changed)}: changed by torch {RELEASE}, the flip predates it")
     install(monkeypatch)
     status, document = run_json(capsys)
     assert status == 1
