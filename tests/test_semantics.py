@@ -367,7 +367,11 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
         {"sdpa.is_causal.alignment"},
         {"bias.causal_upper_left.alignment"},  # CausalBias upper-left dispatches to is_causal
     ),
-    (flip.sdpa_causal_with_mask_everywhere, {"sdpa.is_causal_with_attn_mask.math"}, set()),
+    (
+        flip.sdpa_causal_with_mask_everywhere,
+        {"sdpa.is_causal_with_attn_mask.math"},
+        {"sdpa.is_causal_with_attn_mask"},  # from 2.14 on that row expects an error too
+    ),
     (flip.sdpa_causal_with_mask_rejected, {"sdpa.is_causal_with_attn_mask"}, set()),
     (
         flip.sdpa_plain_softmax,
