@@ -5,9 +5,9 @@ Every mask argument says its convention in its name: ``allowed`` (Boolean, True 
 
 >>> import torch, math
 >>> import attention
->>> q = torch.tensor([[[1.0]]], dtype=torch.float64)                       # [B=1, L=1, D=1]
->>> k = torch.tensor([[[0.0], [math.log(3.0)]]], dtype=torch.float64)      # [1, S=2, 1]
->>> v = torch.tensor([[[10.0], [20.0]]], dtype=torch.float64)              # [1, 2, Dv=1]
+>>> q = torch.tensor([[[1.0]]], dtype=torch.float64)                   # [B=1, L=1, D=1]
+>>> k = torch.tensor([[[0.0], [math.log(3.0)]]], dtype=torch.float64)  # [1, S=2, 1]
+>>> v = torch.tensor([[[10.0], [20.0]]], dtype=torch.float64)          # [1, 2, Dv=1]
 >>> out, weights = attention.scaled_dot_product_attention(q, k, v)
 >>> weights, out
 (tensor([[[0.2500, 0.7500]]], dtype=torch.float64), tensor([[[17.5000]]], dtype=torch.float64))

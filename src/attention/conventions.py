@@ -243,7 +243,8 @@ def allowed_to_mha_key_padding_mask(allowed: Tensor) -> Tensor:
     ``nn.MultiheadAttention``'s ``key_padding_mask`` uses the **forbidden** convention: True
     marks a padded key to ignore.
 
-    >>> allowed_to_mha_key_padding_mask(torch.tensor([[[True, True, False]]]))   # [1, 1, 3]
+    >>> allowed = torch.tensor([[[True, True, False]]])         # [B=1, L=1, S=3]
+    >>> allowed_to_mha_key_padding_mask(allowed)
     tensor([[False, False,  True]])
     """
     require_bool("allowed", allowed)
@@ -286,7 +287,8 @@ def hf_attention_mask_to_allowed(attention_mask: Tensor) -> Tensor:
     floating-point mask raises :class:`~attention.errors.MaskDtypeError`: a float here is usually
     an already expanded additive mask (0 / a large negative), which reads the other way round.
 
-    >>> hf_attention_mask_to_allowed(torch.tensor([[1, 1, 0]]))   # [B=1, S=3], last key padded
+    >>> hf = torch.tensor([[1, 1, 0]])           # [B=1, S=3], last key padded
+    >>> hf_attention_mask_to_allowed(hf)
     tensor([[[ True,  True, False]]])
     """
     if not isinstance(attention_mask, Tensor):

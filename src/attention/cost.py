@@ -142,7 +142,8 @@ def attention_cost(
         ArgumentTypeError: a size is not an int.
         ArgumentValueError: a size is below 1, or ``d_model`` is not a multiple of ``num_heads``.
 
-    >>> attention_cost(batch=2, seq_len=4096, d_model=1024, num_heads=16).score_bytes / 2**30
+    >>> cost = attention_cost(batch=2, seq_len=4096, d_model=1024, num_heads=16)
+    >>> cost.score_bytes / 2**30
     2.0
     >>> attention_cost(batch=1, seq_len=8, d_model=8, num_heads=2, bytes_per_element=2.5)
     Traceback (most recent call last):

@@ -32,7 +32,8 @@ class AttentionShapeError(ValueError):
 
     >>> import torch
     >>> from attention import scaled_dot_product_attention
-    >>> scaled_dot_product_attention(torch.ones(2, 3), torch.ones(1, 2, 3), torch.ones(1, 2, 1))
+    >>> q, k, v = torch.ones(2, 3), torch.ones(1, 2, 3), torch.ones(1, 2, 1)
+    >>> scaled_dot_product_attention(q, k, v)
     Traceback (most recent call last):
     attention.errors.AttentionShapeError: query must be 3-D [B, L, D], got 2-D shape [2, 3]
     """

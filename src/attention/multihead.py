@@ -101,9 +101,9 @@ class MultiHeadAttention(nn.Module):
 
     >>> torch.manual_seed(0) and None
     >>> mha = MultiHeadAttention(embed_dim=8, num_heads=2, batch_first=True)
-    >>> x = torch.randn(3, 5, 8)                                     # [B, T, d_model]
+    >>> x = torch.randn(3, 5, 8)                        # [B, T, d_model]
     >>> out, weights = mha(x, x, x)
-    >>> tuple(out.shape), tuple(weights.shape)                       # [B, T, d], [B, L, S]
+    >>> tuple(out.shape), tuple(weights.shape)          # [B, T, d], [B, L, S]
     ((3, 5, 8), (3, 5, 5))
     >>> MultiHeadAttention(8, 2.0)
     Traceback (most recent call last):
@@ -301,9 +301,9 @@ class MultiHeadAttention(nn.Module):
 
         >>> torch.manual_seed(0) and None
         >>> mha = MultiHeadAttention(4, 2, batch_first=True)
-        >>> x = torch.randn(2, 3, 4)                                     # [B=2, T=3, d_model=4]
-        >>> allowed = torch.ones(2, 3, 3, dtype=torch.bool)              # True = may attend
-        >>> allowed[1, 2] = False                                        # batch 1, query 2: none
+        >>> x = torch.randn(2, 3, 4)                  # [B=2, T=3, d_model=4]
+        >>> allowed = torch.ones(2, 3, 3, dtype=torch.bool)     # True = may attend
+        >>> allowed[1, 2] = False                     # batch 1, query 2: none
         >>> mha(x, x, x, allowed)
         Traceback (most recent call last):
         attention.errors.NoAllowedKeyError: query row (batch 1, position 2) has no allowed key: ...

@@ -290,7 +290,8 @@ def show_mask(
         ValueError: a shape or a number of labels does not match, or an unknown language.
 
     >>> import attention
-    >>> figure = show_mask(attention.key_padding_allowed([2, 1], 2), "key_padding_allowed")
+    >>> allowed = attention.key_padding_allowed([2, 1], 2)
+    >>> figure = show_mask(allowed, "key_padding_allowed")
     >>> len(figure.axes)                                          # one panel per sequence
     2
     >>> show_mask(attention.causal_allowed(2).int(), "causal")
@@ -686,7 +687,8 @@ def show_benchmark(record: dict[str, object], *, language: Language = "en") -> D
 
     >>> row = {"impl": "tiled", "masked": False, "batch": 1, "heads": 8, "d_k": 64,
     ...        "seconds_median": 0.01, "extra_peak_bytes_median": 2.0**20}
-    >>> record = {"sweep": [dict(row, length=512), dict(row, length=1024, seconds_median=0.04)]}
+    >>> sweep = [dict(row, length=512), dict(row, length=1024, seconds_median=0.04)]
+    >>> record = {"sweep": sweep}
     >>> [line.get_label() for line in show_benchmark(record).axes[0].get_lines()]
     ['tiled, no mask']
     """

@@ -97,7 +97,8 @@ def attention_scores(query: Tensor, key: Tensor, *, scale: float | None = None) 
     >>> k = torch.tensor([[[2.0, 0.0]]], dtype=torch.float64)    # [1, 1, 2]
     >>> attention_scores(q, k)                                   # 2 / sqrt(2)
     tensor([[[1.4142]]], dtype=torch.float64)
-    >>> attention_scores(q.float(), k.float(), scale=1e39)      # finite in Python, not in float32
+    >>> # 1e39 is a finite Python float but infinite in float32
+    >>> attention_scores(q.float(), k.float(), scale=1e39)
     Traceback (most recent call last):
     attention.errors.NonFiniteError: scale=1e+39 is infinite in torch.float32, where ...
     """
@@ -153,11 +154,11 @@ def scaled_dot_product_attention(
     Causal example from the lesson: with all scores 0 every query averages the values it may see.
 
     >>> import torch
-    >>> q = k = torch.zeros(1, 3, 2, dtype=torch.float64)                  # [B=1, L=S=3, D=2]
-    >>> v = torch.tensor([[[2.0], [4.0], [8.0]]], dtype=torch.float64)    # [1, 3, 1]
-    >>> allowed = torch.ones(3, 3, dtype=torch.bool).tril()               # True = may attend
+    >>> q = k = torch.zeros(1, 3, 2, dtype=torch.float64)       # [B=1, L=S=3, D=2]
+    >>> v = torch.tensor([[[2.0], [4.0], [8.0]]], dtype=torch.float64)  # [1, 3, 1]
+    >>> allowed = torch.ones(3, 3, dtype=torch.bool).tril()     # True = may attend
     >>> out, weights = scaled_dot_product_attention(q, k, v, allowed)
-    >>> out[0, :, 0]                                                      # 2, 3, 14/3
+    >>> out[0, :, 0]                                            # 2, 3, 14/3
     tensor([2.0000, 3.0000, 4.6667], dtype=torch.float64)
     >>> weights[0]
     tensor([[1.0000, 0.0000, 0.0000],

@@ -27,9 +27,10 @@ The backward pass (FlashAttention-2's) recomputes each tile's weights from it,
 
 .. math::
 
-   dV = P^\top dO, \quad dP = dO\, V^\top, \quad D_i = \textstyle\sum_d dO_{id} O_{id}, \quad
-   dS = P \circ (dP - D), \quad dQ = \mathrm{scale}\cdot dS\, K, \quad
-   dK = \mathrm{scale}\cdot dS^\top Q,
+   \begin{aligned}
+   dV &= P^\top dO, & dP &= dO\, V^\top, & D_i &= {\textstyle\sum_d} dO_{id} O_{id}, \\
+   dS &= P \circ (dP - D), & dQ &= \mathrm{scale}\cdot dS\, K, & dK &= \mathrm{scale}\cdot dS^\top Q,
+   \end{aligned}
 
 so training also never holds an ``[L, S]`` tensor.  Half-precision inputs are computed in float32
 (as PyTorch's CPU kernels do) and the results are rounded back to the input dtype.
@@ -318,7 +319,8 @@ def tiled_attention(
     >>> import torch
     >>> from attention import causal_allowed, scaled_dot_product_attention
     >>> g = torch.Generator().manual_seed(0)
-    >>> q, k, v = (torch.randn(2, 10, 4, generator=g, dtype=torch.float64) for _ in range(3))
+    >>> shape = (2, 10, 4)                                  # [B, L=S=10, D=4]
+    >>> q, k, v = (torch.randn(shape, generator=g, dtype=torch.float64) for _ in "qkv")
     >>> tiled = tiled_attention(q, k, v, causal_allowed(10), block_size=3)  # 3 ∤ 10
     >>> dense, _ = scaled_dot_product_attention(q, k, v, causal_allowed(10))
     >>> bool((tiled - dense).abs().max() < 1e-12)
