@@ -29,7 +29,8 @@ The backward pass (FlashAttention-2's) recomputes each tile's weights from it,
 
    \begin{aligned}
    dV &= P^\top dO, & dP &= dO\, V^\top, & D_i &= {\textstyle\sum_d} dO_{id} O_{id}, \\
-   dS &= P \circ (dP - D), & dQ &= \mathrm{scale}\cdot dS\, K, & dK &= \mathrm{scale}\cdot dS^\top Q,
+   dS &= P \circ (dP - D), & dQ &= \mathrm{scale}\cdot dS\, K,
+   & dK &= \mathrm{scale}\cdot dS^\top Q,
    \end{aligned}
 
 so training also never holds an ``[L, S]`` tensor.  Half-precision inputs are computed in float32
