@@ -26,6 +26,7 @@ import functools
 import hashlib
 import json
 import os
+import site
 import sys
 from importlib import metadata
 from pathlib import Path
@@ -104,9 +105,23 @@ def inputs_digest(inputs: tuple[Path, ...] = INPUTS, environ: dict[str, str] | N
         if name.startswith(ENVIRONMENT_PREFIXES) and name != "ATTENTION_RERUN_NOTEBOOKS":
             digest.update(f"{name}={variables[name]}\0".encode())
     digest.update(f"{sys.executable}\0{sys.version}\0".encode())
-    for name in sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()):
+    installed = metadata.distributions(path=_kernel_path())
+    for name in sorted(f"{d.metadata['Name']}=={d.version}" for d in installed):
         digest.update(name.encode() + b"\0")
     return digest.hexdigest()
+
+
+def _kernel_path() -> list[str]:
+    """Where a fresh kernel finds installed distributions: PYTHONPATH, then site-packages.
+
+    Not this process's ``sys.path``, which grows with what ran before (importing setuptools adds
+    its vendored packages), so that the key does not depend on which tests ran first.
+    """
+    path = [entry for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) if entry]
+    path += site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        path.append(site.getusersitepackages())
+    return path
 
 
 def notebook_key(notebook: NotebookNode, inputs: str) -> str:
@@ -286,7 +301,9 @@ def test_a_changed_input_changes_the_key(tmp_path: Path, monkeypatch: pytest.Mon
             self.metadata = {"Name": name}
             self.version = versions[name]
 
-    monkeypatch.setattr(metadata, "distributions", lambda: [Distribution(n) for n in versions])
+    monkeypatch.setattr(
+        metadata, "distributions", lambda **_: [Distribution(name) for name in versions]
+    )
 
     def key(environ: dict[str, str] | None = None) -> str:
         return notebook_key(notebook, inputs_digest((package, rc), environ or {}))
@@ -326,3 +343,14 @@ def test_a_kept_run_is_reused_only_under_its_own_key(
     assert _kept_run("lesson/page", "key-2") is None  # an input changed: run it again
     monkeypatch.setenv("ATTENTION_RERUN_NOTEBOOKS", "1")
     assert _kept_run("lesson/page", "key-1") is None
+
+
+def test_the_key_does_not_depend_on_what_this_process_imported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    before = inputs_digest()
+    # as importing setuptools does: a folder of vendored distributions joins sys.path
+    (tmp_path / "vendored-1.0.dist-info").mkdir()
+    (tmp_path / "vendored-1.0.dist-info" / "METADATA").write_text("Name: vendored\nVersion: 1.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert inputs_digest() == before
