@@ -329,7 +329,8 @@ def _sphinx(
 def doctest(session: nox.Session) -> None:
     """Every doctest, one pytest item each: the pages (Sybil) and the docstrings in src/.
 
-    Then each page's downloadable notebook (docs/_ext/notebooks.py) runs in a fresh kernel.
+    Then each page's downloadable notebook (docs/_ext/notebooks.py) runs in a fresh kernel,
+    unless it passed before with the same inputs (tests/test_notebooks.py keeps the run).
     """
     # docs: nbclient and ipykernel for the notebooks; plots: their figures
     _install(session, "test,docs,plots")
@@ -337,7 +338,13 @@ def doctest(session: nox.Session) -> None:
         session,
         "doctest",
         "--doctest-modules",
+        # No log capture: nothing here logs, and for each of the ~1,000 items' three phases
+        # pytest would attach its handlers to every non-propagating logger torch creates.
+        *("-p", "no:logging"),
         *(session.posargs or ["docs", "src/attention", NOTEBOOK_TESTS]),
+        # No installed plugin is needed (Sybil comes from docs/conftest.py); autoloading them
+        # also has pytest rewrite the asserts of every module of their distributions (Hypothesis).
+        env={"PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1"},
     )
 
 
