@@ -177,7 +177,8 @@ CASES = [
 ]
 
 
-def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m attention.semantics ARGS``, from ``cwd`` (default: this directory)."""
     return subprocess.run(
         [sys.executable, "-m", "attention.semantics", *args],
         capture_output=True,
@@ -185,6 +186,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess[str]:
         encoding="utf-8",
         timeout=300,
         check=False,
+        cwd=cwd,
     )
 
 
@@ -259,15 +261,7 @@ ROOT_RECORDS = ROOT / "conf" / "records"
 
 def run_in(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """The command line run from ``folder``, as a user in another directory would."""
-    return subprocess.run(
-        [sys.executable, "-m", "attention.semantics", *args],
-        capture_output=True,
-        text=True,
-        encoding="utf-8",
-        timeout=300,
-        check=False,
-        cwd=folder,
-    )
+    return run_cli(*args, cwd=folder)
 
 
 def records_now() -> dict[str, bytes]:

@@ -62,6 +62,25 @@ def _bundle_name(kind: str, parts: list[tuple[str, str]]) -> str:
     return f"{STATIC}/bundle-{key}.{kind}"
 
 
+def _replace(
+    bundles: _Bundles,
+    assets: list[Any],
+    bundled: list[Any],
+    parts: list[tuple[str, str]],
+    kind: str,
+    make: Any,
+) -> list[Any]:
+    """``assets`` with ``bundled`` replaced by one bundle of ``parts``, where the first stood."""
+    if len(bundled) < 2:
+        return assets
+    name = _bundle_name(kind, parts)
+    bundles.parts[name] = parts
+    first = assets.index(bundled[0])
+    kept = [asset for asset in assets if asset not in bundled]
+    kept.insert(first, make(name, priority=bundled[0].priority))
+    return kept
+
+
 def _bundle_styles(bundles: _Bundles, styles: list[Any]) -> list[Any]:
     bundled = [
         css
@@ -71,15 +90,8 @@ def _bundle_styles(bundles: _Bundles, styles: list[Any]) -> list[Any]:
         and css.attributes.get("rel") == "stylesheet"
         and not set(css.attributes) - {"rel", "type"}
     ]
-    if len(bundled) < 2:
-        return styles
     parts = [("file", os.fspath(css.filename)) for css in bundled]
-    name = _bundle_name("css", parts)
-    bundles.parts[name] = parts
-    first = styles.index(bundled[0])
-    kept = [css for css in styles if css not in bundled]
-    kept.insert(first, _CascadingStyleSheet(name, priority=bundled[0].priority))
-    return kept
+    return _replace(bundles, styles, bundled, parts, "css", _CascadingStyleSheet)
 
 
 def _bundle_scripts(bundles: _Bundles, scripts: list[Any]) -> list[Any]:
@@ -92,18 +104,11 @@ def _bundle_scripts(bundles: _Bundles, scripts: list[Any]) -> list[Any]:
         return attributes == {"body"}  # an inline classic script (a configuration snippet)
 
     bundled = [js for js in scripts if bundleable(js)]
-    if len(bundled) < 2:
-        return scripts
     parts = [
         ("file", os.fspath(js.filename)) if js.filename else ("inline", js.attributes["body"])
         for js in bundled
     ]
-    name = _bundle_name("js", parts)
-    bundles.parts[name] = parts
-    first = scripts.index(bundled[0])
-    kept = [js for js in scripts if js not in bundled]
-    kept.insert(first, _JavaScript(name, priority=bundled[0].priority))
-    return kept
+    return _replace(bundles, scripts, bundled, parts, "js", _JavaScript)
 
 
 def _page_context(
