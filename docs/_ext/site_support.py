@@ -20,8 +20,8 @@
 * the theme's strings: the gettext build extracts the messages of furo's templates too (Sphinx
   extracts only those of ``templates_path``), so ``sphinx.pot`` lists every string a page shows
   and ``docs/locales/zh_CN/LC_MESSAGES/sphinx.po`` translates them.
-* Names that break only where they should: in a heading or a table cell, an inline literal that
-  is one dotted or underscored name (``sdpa.attn_mask.bool``, ``scaled_dot_product_attention``)
+* Names that break only where they should: in prose, a heading or a table cell, an inline literal
+  that is one dotted or underscored name (``sdpa.attn_mask.bool``, ``scaled_dot_product_attention``)
   gets a ``<wbr>`` after each dot and underscore (:class:`_BreakableNames`), and the CSS lets it
   break there and nowhere else, so a narrow column never cuts it mid-word (``scaled_dot_product_att
   / ention``) and never has to scroll sideways for it.
@@ -182,7 +182,12 @@ def _visit_wbr_literal(translator: Any, node: wbr_literal) -> None:
 
 
 class _BreakableNames(SphinxPostTransform):
-    """In headings and table cells, write each inline name as a :class:`wbr_literal`."""
+    """Write each inline name of a page as a :class:`wbr_literal`: in prose, headings and tables.
+
+    A phone's column is about 40 characters of code wide: ``torch.nn.functional.scaled_dot_
+    product_attention()`` must break somewhere, and furo's ``overflow-wrap`` would cut it inside
+    a word; after a dot or an underscore it still reads as the name.
+    """
 
     default_priority = 900  # after the references are resolved (their literals included)
     formats = ("html",)
@@ -194,11 +199,6 @@ class _BreakableNames(SphinxPostTransform):
             if literal.get("language") or len(literal.children) != 1:
                 continue
             if not isinstance(literal[0], nodes.Text) or len(name_pieces(literal.astext())) < 2:
-                continue
-            parent = literal.parent
-            while parent is not None and not isinstance(parent, (nodes.title, nodes.entry)):
-                parent = parent.parent
-            if parent is None:
                 continue
             name = wbr_literal(literal.rawsource, literal.astext(), **literal.attributes)
             name["classes"].append("wbr-name")

@@ -2,9 +2,10 @@
 
 * Every table of every page fits its column at 1280 px (nothing to scroll sideways for), and the
   mask tables fit a 390 px phone as well.
-* Ids and API names in tables and headings break only after a dot or an underscore (where the
-  build put a ``<wbr>``), never inside a word; shapes and versions never break.
-* A heading's copy-link button stays on the line of the heading's last word.
+* Ids and API names in tables, headings and prose break only after a dot or an underscore
+  (where the build put a ``<wbr>``), never inside a word; shapes and versions never break.
+* A heading's copy-link button stays on the line of the heading's last word, and its ¶ shows
+  only while the heading is hovered.
 * A copy-link button copies a citation: the versioned address (``…/en/v<version>/…#anchor``),
   the site version and, for a mask-table row, what the row was verified on, in the page's
   language; the same for numbered display equations.
@@ -52,8 +53,9 @@ READ = """() => {
   // (white-space other than nowrap: a call with arguments in a phone's mask table) breaks only
   // at its spaces, between its words (span.pre).  Any other code is one box as a whole.
   const broken = [];
+  // (in prose, only names: an address or a path there may break at its hyphens and slashes)
   for (const code of article.querySelectorAll(
-      'table code.literal, :is(h1, h2, h3, h4, h5, h6) code.literal')) {
+      'table code.literal, :is(h1, h2, h3, h4, h5, h6) code.literal, :is(p, li) code.wbr-name')) {
     const pieces = code.matches('.wbr-name') ? [...code.childNodes]
       : getComputedStyle(code).whiteSpace !== 'nowrap' ? [...code.querySelectorAll('span.pre')]
       : [code];
@@ -63,8 +65,8 @@ READ = """() => {
       const lines = new Set([...range.getClientRects()].filter(r => r.width > 0)
         .map(r => Math.round(r.top)));
       if (lines.size > 1) {
-        broken.push(code.textContent + ' (in ' + code.closest('table, h1, h2, h3, h4, h5, h6')
-          .tagName.toLowerCase() + ')');
+        const where = code.closest('table, h1, h2, h3, h4, h5, h6, p, li');
+        broken.push(code.textContent + ' (in ' + where.tagName.toLowerCase() + ')');
         break;
       }
     }
@@ -92,7 +94,11 @@ READ = """() => {
       lonely.push(heading.textContent.trim());
     }
   }
-  return {tables: tables, broken: broken, lonely: lonely};
+  // Sphinx's ¶ after a heading shows only while the reader points at the heading
+  const marks = [...article.querySelectorAll(':is(h1, h2, h3, h4, h5, h6) a.headerlink')]
+    .filter(link => getComputedStyle(link).visibility === 'visible')
+    .map(link => link.closest('h1, h2, h3, h4, h5, h6').textContent.trim());
+  return {tables: tables, broken: broken, lonely: lonely, marks: marks};
 }"""
 
 
@@ -171,6 +177,13 @@ def test_heading_buttons_stay_with_the_last_word(browser: Browser, language: str
     layout = _layout(browser, language, PHONE, tuple(PAGES))
     lonely = [f"{path}: {text}" for path, seen in layout.pages.items() for text in seen["lonely"]]
     assert not lonely, f"copy-link icons alone on a line at {PHONE} px:\n" + "\n".join(lonely)
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_heading_marks_show_only_on_hover(browser: Browser, language: str) -> None:
+    layout = _layout(browser, language, PHONE, tuple(PAGES))
+    shown = [f"{path}: {text}" for path, seen in layout.pages.items() for text in seen["marks"]]
+    assert not shown, "headings show their ¶ before any hover:\n" + "\n".join(shown[:10])
 
 
 # -- a copied link is a citation ----------------------------------------------------------------
