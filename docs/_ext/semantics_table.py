@@ -186,8 +186,9 @@ class reproduce_block(nodes.literal_block):  # noqa: N801
     """A row's folded ``>>>`` snippet: ``<details>`` on an HTML page, a literal block elsewhere.
 
     Closed, a ``<details>`` shows nothing, and the table's fixed layout keeps a long line of a
-    snippet from widening it; open, its lines wrap inside the cell (semantics-table.css).  The snippet is plain text, without the
-    highlighter's one ``<span>`` per token: 34 highlighted snippets were half of the page's HTML.
+    snippet from widening it; open, its lines wrap inside the cell (semantics-table.css).  The
+    snippet is plain text, without the highlighter's one ``<span>`` per token: 34 highlighted
+    snippets were half of the page's HTML.
     sphinx-copybutton still gives the ``<pre>`` its button (it copies the ``>>>`` lines).
     """
 
