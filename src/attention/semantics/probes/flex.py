@@ -28,7 +28,10 @@ def _flex_weights(allowed: Tensor) -> Tensor:
     length, source = allowed.shape
 
     def mask_mod(batch: Tensor, head: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
-        return allowed[q_idx, kv_idx]
+        # torch 2.5 also asks about the padded positions of a partial last block (indices past
+        # L and S): read the mask at indices clamped into it, and forbid the padding
+        inside = (q_idx < length) & (kv_idx < source)
+        return allowed[q_idx.clamp(max=length - 1), kv_idx.clamp(max=source - 1)] & inside
 
     block_mask = flex.create_block_mask(mask_mod, 1, 1, length, source, device="cpu")
     query, key, value = weight_inputs(length, source, layout="BHLD")  # [B, H, ., D]
