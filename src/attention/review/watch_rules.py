@@ -1,0 +1,194 @@
+"""The runtime watch's rules as data: code, name, the rows they rest on, message and fix.
+
+Each rule has its own warning class, so a test or a filter can select one meaning
+(``warnings.simplefilter("error", InvertedMaskWarning)``); all derive from
+:class:`AttentionWatchWarning`.  With ``strict=True`` the watch raises
+:class:`AttentionWatchError` instead, carrying the finding.
+
+>>> RULES["AW201"].name, RULES["AW201"].rows[0]
+('inverted-boolean-mask', 'sdpa.attn_mask.bool')
+>>> issubclass(RULES["AW207"].warning, AttentionWatchWarning)
+True
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+__all__ = [
+    "RULES",
+    "AttentionWatchError",
+    "AttentionWatchWarning",
+    "CausalShapeWarning",
+    "FullyMaskedRowWarning",
+    "InvertedMaskWarning",
+    "MaskOverflowWarning",
+    "NonFiniteMaskWarning",
+    "PaddingHidesItemWarning",
+    "PositiveAdditiveMaskWarning",
+    "WatchRule",
+]
+
+
+class AttentionWatchWarning(UserWarning):
+    """A mask seen at run time by :func:`attention.review.watch` that the table says is wrong."""
+
+
+class InvertedMaskWarning(AttentionWatchWarning):
+    """A Boolean mask whose polarity looks inverted (AW201)."""
+
+
+class FullyMaskedRowWarning(AttentionWatchWarning):
+    """Query rows that may attend to no key (AW202)."""
+
+
+class PaddingHidesItemWarning(AttentionWatchWarning):
+    """A padding mask that hides every key of a batch item (AW203)."""
+
+
+class PositiveAdditiveMaskWarning(AttentionWatchWarning):
+    """An additive mask with positive entries (AW204)."""
+
+
+class NonFiniteMaskWarning(AttentionWatchWarning):
+    """An additive mask with NaN or +inf entries (AW205)."""
+
+
+class MaskOverflowWarning(AttentionWatchWarning):
+    """An additive mask whose constants overflow in the query's dtype (AW206)."""
+
+
+class CausalShapeWarning(AttentionWatchWarning):
+    """``is_causal=True`` with as many queries as keys not given (AW207)."""
+
+
+class AttentionWatchError(Exception):
+    """Raised by ``watch(strict=True)`` at the call whose mask a rule flags.
+
+    ``finding`` is the :class:`attention.review.watch.Finding`; the message is its text.
+    """
+
+    def __init__(self, message: str, finding: object) -> None:
+        super().__init__(message)
+        self.finding = finding
+
+
+@dataclass(frozen=True)
+class WatchRule:
+    """One runtime rule: what it catches (``message``), the fix, and the rows it rests on."""
+
+    code: str
+    name: str
+    rows: tuple[str, ...]
+    message: str
+    fix: str
+    warning: type[AttentionWatchWarning]
+
+
+_RULES = (
+    WatchRule(
+        code="AW201",
+        name="inverted-boolean-mask",
+        rows=("sdpa.attn_mask.bool", "mha.attn_mask.bool", "flex_attention.mask_mod"),
+        message=(
+            "the mask looks inverted: with as many queries as keys it forbids every query its "
+            "own key, or it allows exactly the keys after each query (the future)"
+        ),
+        fix=(
+            "SDPA and flex_attention read True as may attend (torch.tril(ones).bool() is causal), "
+            "nn.MultiheadAttention reads True as masked out (torch.triu(ones, 1).bool()); flip "
+            "the mask with ~ where it was built for the other convention"
+        ),
+        warning=InvertedMaskWarning,
+    ),
+    WatchRule(
+        code="AW202",
+        name="fully-masked-row",
+        rows=(
+            "sdpa.fully_masked_row",
+            "sdpa.fully_masked_row.additive",
+            "mha.fully_masked_row.need_weights_true",
+            "mha.fully_masked_row.need_weights_false",
+            "mha.fully_masked_row.fast_path",
+            "flex_attention.fully_masked_row",
+        ),
+        message="query rows that may attend to no key",
+        fix=(
+            "give every query at least one key (left padding: let padded queries see themselves), "
+            "or drop those rows before the loss; what they return depends on the API and path"
+        ),
+        warning=FullyMaskedRowWarning,
+    ),
+    WatchRule(
+        code="AW203",
+        name="padding-hides-item",
+        rows=(
+            "mha.key_padding_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
+            "sdpa.attn_mask.bool",
+        ),
+        message="the padding mask hides every key of a batch item",
+        fix=(
+            "check the mask's polarity (ids == pad is True = padding, what key_padding_mask "
+            "wants; SDPA wants ids != pad), and drop batch items that are all padding"
+        ),
+        warning=PaddingHidesItemWarning,
+    ),
+    WatchRule(
+        code="AW204",
+        name="positive-additive-mask",
+        rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
+        message=(
+            "the additive mask has positive entries: they raise scores instead of masking "
+            "(a Boolean mask turned .float() adds 1.0 where it meant to allow or to forbid)"
+        ),
+        fix=(
+            "pass the Boolean mask itself, or build the additive one as "
+            "torch.zeros(shape).masked_fill(forbidden, float('-inf'))"
+        ),
+        warning=PositiveAdditiveMaskWarning,
+    ),
+    WatchRule(
+        code="AW205",
+        name="non-finite-additive-mask",
+        rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
+        message="the additive mask has NaN or +inf entries: every weight of their rows is NaN",
+        fix="an additive mask holds 0 where a key is allowed and -inf (or a large negative) "
+        "where it is not; find where the NaN or +inf came from (0 * inf, inf - inf)",
+        warning=NonFiniteMaskWarning,
+    ),
+    WatchRule(
+        code="AW206",
+        name="mask-overflow",
+        rows=("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
+        message=(
+            "the additive mask holds finite constants beyond the range of the query's dtype: "
+            "in the computation they become -inf, so a row masked with them is no longer "
+            "finite (-1e9 or torch.finfo(torch.float32).min with a float16/bfloat16 query, "
+            "or the sum of two finfo.min masks)"
+        ),
+        fix="build the mask in the query's dtype with torch.finfo(query.dtype).min, once "
+        "(not summed), or use a Boolean mask",
+        warning=MaskOverflowWarning,
+    ),
+    WatchRule(
+        code="AW207",
+        name="is-causal-shape",
+        rows=("sdpa.is_causal.alignment", "sdpa.is_causal.decode_step"),
+        message=(
+            "is_causal=True with a different number of queries and keys: the triangle is "
+            "anchored at the top-left, so query i sees keys 0..i only (a decode step with a KV "
+            "cache, L = 1, sees key 0 alone)"
+        ),
+        fix=(
+            "for a decode step pass no mask (L = 1 may see every cached key), or pass "
+            "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask"
+        ),
+        warning=CausalShapeWarning,
+    ),
+)
+
+RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in _RULES}
+"""Every runtime rule, by code."""
