@@ -1,0 +1,161 @@
+"""``python -m attention.review PATH...``: check Python sources for mask mistakes.
+
+Exit status: 0 no finding, 1 findings, 2 a usage, configuration or parse error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import libcst as cst
+
+from attention.review.check import Finding, check_source
+from attention.review.config import Config, ConfigError, codes, find_config, load_config, suppressed
+from attention.review.fix import diff, fixed_source
+from attention.review.report import FORMATS, Site, render
+
+__all__ = ["main"]
+
+SKIP_FOLDERS = {
+    ".git",
+    ".hg",
+    ".nox",
+    ".tox",
+    ".venv",
+    "venv",
+    "__pycache__",
+    "node_modules",
+    "build",
+    "dist",
+}
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"attention.review: {message}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="python -m attention.review",
+        description="Check Python sources for attention-mask mistakes; each finding cites the "
+        "mask-semantics row it rests on.",
+    )
+    parser.add_argument("paths", nargs="*", help="files, folders (every *.py below) or - for stdin")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--select", help="only these codes or prefixes (AM1,AM202)")
+    parser.add_argument("--ignore", help="not these codes or prefixes")
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even with findings")
+    parser.add_argument("--fix", action="store_true", help="apply the safe rewrites in place")
+    parser.add_argument("--diff", action="store_true", help="print the safe rewrites as a diff")
+    parser.add_argument("--base-url", help="the site's address (default: the project's)")
+    parser.add_argument("--site-version", help="the site version the links cite")
+    return parser
+
+
+def _files(paths: Sequence[str]) -> Iterator[str]:
+    for raw in paths:
+        if raw == "-":
+            yield raw
+            continue
+        path = Path(raw)
+        if path.is_dir():
+            for found in sorted(path.rglob("*.py")):
+                if not SKIP_FOLDERS.intersection(found.relative_to(path).parts[:-1]):
+                    yield str(found)
+        elif path.is_file():
+            yield raw
+        else:
+            raise ConfigError(f"{raw}: no such file or folder")
+
+
+def _read(name: str) -> str:
+    if name == "-":
+        return sys.stdin.read()
+    try:
+        return Path(name).read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ConfigError(f"{name}: not UTF-8 text") from None
+    except OSError as error:
+        raise ConfigError(f"{name}: {error.strerror}") from None
+
+
+def _config(args: argparse.Namespace) -> Config:
+    config = load_config(find_config(args.paths))
+    select = codes("--select", args.select) if args.select else config.select
+    ignore = config.ignore + (codes("--ignore", args.ignore) if args.ignore else ())
+    return Config(
+        select=select,
+        ignore=ignore,
+        per_file_ignores=config.per_file_ignores,
+        base_url=args.base_url or config.base_url,
+        version=args.site_version or config.version,
+        root=config.root,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the checker; returns the exit status."""
+    args = _parser().parse_args(argv)
+    try:
+        config = _config(args)
+        files = list(_files(args.paths))
+    except ConfigError as error:
+        print(f"attention.review: {error}", file=sys.stderr)
+        return 2
+    if args.fix and "-" in files:
+        print("attention.review: --fix rewrites files; use --diff for stdin", file=sys.stderr)
+        return 2
+    findings: list[Finding] = []
+    failed = False
+    for name in files:
+        shown = "<stdin>" if name == "-" else name
+        try:
+            source = _read(name)
+            found = check_source(source, shown)
+        except ConfigError as error:
+            print(f"attention.review: {error}", file=sys.stderr)
+            failed = True
+            continue
+        except cst.ParserSyntaxError as error:
+            print(
+                f"{shown}:{error.raw_line}:{error.raw_column + 1}: syntax error, not checked: "
+                f"{error.message}",
+                file=sys.stderr,
+            )
+            failed = True
+            continue
+        except RecursionError:
+            print(f"{shown}: nested too deeply to check", file=sys.stderr)
+            failed = True
+            continue
+        lines = source.splitlines()
+
+        def keep(finding: Finding, lines: list[str] = lines, shown: str = shown) -> bool:
+            if not config.enabled(finding.code, shown):
+                return False
+            spanned = lines[finding.line - 1 : finding.end_line]
+            return not any(suppressed(line, finding.code) for line in spanned)
+
+        kept = [finding for finding in found if keep(finding)]
+        if args.fix or args.diff:
+            after = fixed_source(source, shown, keep)
+            if after != source:
+                if args.diff:
+                    sys.stdout.write(diff(shown, source, after))
+                if args.fix:
+                    Path(name).write_text(after, encoding="utf-8")
+                    kept = [f for f in kept if f.fix_code is None]
+        findings.extend(kept)
+    if not (args.diff and not args.fix):
+        sys.stdout.write(render(findings, args.format, Site(config.base_url, config.version)))
+    if failed:
+        return 2
+    return 1 if findings and not args.exit_zero else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1384 @@
+r"""One pass over a file's syntax tree, asking each rule about the calls it cares about.
+
+The file is parsed once with libcst.  Names are qualified from the file's own imports as the pass
+meets them (``F.softmax``, ``torch.nn.functional.softmax`` and ``from torch.nn.functional import
+softmax as sm`` all read as ``torch.nn.functional.softmax``): libcst's scope analysis costs seven
+parses per file, and a name imported under an alias is all the checker needs.  Positions are
+computed only for a file that has a finding.  A file whose text names none of the APIs the rules
+watch is not parsed at all.
+
+Each function body is read in order; every expression is evaluated to a
+:mod:`~attention.review.provenance` value, kept per name, and every call that consumes a mask,
+scores or weights is checked against the rules (:mod:`attention.review.rules`).
+
+>>> findings = check_source("import torch.nn.functional as F\n"
+...     "def f(q, k, v, ids, PAD):\n"
+...     "    pad = ids == PAD\n"
+...     "    return F.scaled_dot_product_attention(q, k, v, attn_mask=pad)\n")
+>>> [(f.line, f.code) for f in findings]
+[(4, 'AM101')]
+>>> findings[0].inferred[0]
+'`pad` is True = padding / masked out (line 3: `ids == PAD`)'
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from attention.review.provenance import (
+    CAUSAL,
+    Const,
+    Embedded,
+    KeyCat,
+    Mask,
+    Meaning,
+    Module,
+    Origin,
+    Scale,
+    Scores,
+    Triangle,
+    Value,
+    Weights,
+    mask_from_name,
+    scale_from_name,
+)
+
+__all__ = ["KEYWORDS", "Finding", "Hit", "check_source", "could_hold_finding"]
+
+KEYWORDS = (
+    "softmax",
+    "masked_fill",
+    "attn_mask",
+    "mask_mod",
+    "MultiheadAttention",
+    "scaled_dot_product",
+    "key_padding_mask",
+    "is_causal",
+    "create_block_mask",
+    "Transformer",
+    "finfo",
+)
+"""A file holds a finding only if its text names one of these."""
+
+
+def could_hold_finding(text: str) -> bool:
+    r"""Say whether the text names any API a rule watches: the cheap test before parsing.
+
+    >>> could_hold_finding("import os\nprint(os.sep)\n")
+    False
+    """
+    return any(word in text for word in KEYWORDS)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule's finding before positions are known: the node, what it is, what it came from."""
+
+    code: str
+    node: cst.CSTNode
+    subject: str
+    expects: str
+    facts: tuple[tuple[str, Origin], ...] = ()
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding: where, which rule, what was inferred from which line, what the API expects."""
+
+    path: str
+    line: int
+    column: int
+    code: str
+    subject: str
+    expects: str
+    inferred: tuple[str, ...]
+    end_line: int
+    fix_code: str | None = None
+    node: cst.CSTNode | None = dataclasses.field(default=None, compare=False, repr=False)
+
+
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+OWN_SDPA = (
+    "attention.scaled_dot_product_attention",
+    "attention.scaled_dot_product.scaled_dot_product_attention",
+)
+SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
+MODULES = {
+    "MultiheadAttention": "mha",
+    "TransformerEncoderLayer": "encoder_layer",
+    "TransformerEncoder": "encoder",
+    "TransformerDecoderLayer": "decoder_layer",
+    "TransformerDecoder": "decoder",
+    "Transformer": "transformer",
+}
+# keyword → positional index of the masks each module's forward takes (all forbidden / additive)
+MODULE_MASKS: dict[str, dict[str, int | None]] = {
+    "mha": {"key_padding_mask": 3, "attn_mask": 5},
+    "encoder_layer": {"src_mask": 1, "src_key_padding_mask": 2},
+    "encoder": {"mask": 1, "src_key_padding_mask": 2},
+    "decoder_layer": {
+        "tgt_mask": 2,
+        "memory_mask": 3,
+        "tgt_key_padding_mask": 4,
+        "memory_key_padding_mask": 5,
+    },
+    "decoder": {
+        "tgt_mask": 2,
+        "memory_mask": 3,
+        "tgt_key_padding_mask": 4,
+        "memory_key_padding_mask": 5,
+    },
+    "transformer": {
+        "src_mask": 2,
+        "tgt_mask": 3,
+        "memory_mask": 4,
+        "src_key_padding_mask": 5,
+        "tgt_key_padding_mask": 6,
+        "memory_key_padding_mask": 7,
+    },
+}
+CONVENTIONS = {
+    "allowed_to_forbidden": ("forbidden", False),
+    "forbidden_to_allowed": ("allowed", False),
+    "allowed_to_mha_attn_mask": ("forbidden", False),
+    "allowed_to_mha_key_padding_mask": ("forbidden", True),
+    "mha_attn_mask_to_allowed": ("allowed", False),
+    "mha_key_padding_mask_to_allowed": ("allowed", False),
+    "hf_attention_mask_to_allowed": ("allowed", False),
+    "causal_allowed": ("allowed", False),
+    "bidirectional_allowed": ("allowed", False),
+    "prefix_lm_allowed": ("allowed", False),
+    "sliding_window_allowed": ("allowed", False),
+    "block_diagonal_allowed": ("allowed", False),
+    "key_padding_allowed": ("allowed", False),
+    "source_padding_allowed": ("allowed", False),
+    "query_padding_allowed": ("allowed", False),
+    "intersect_allowed": ("allowed", False),
+    "union_allowed": ("allowed", False),
+}
+ADDITIVE_CONVENTIONS = ("allowed_to_additive", "forbidden_to_additive")
+FLOAT_METHODS = ("float", "half", "double", "bfloat16")
+INT_METHODS = ("long", "int", "byte", "short", "char")
+KEEP_METHODS = (
+    "expand",
+    "expand_as",
+    "contiguous",
+    "clone",
+    "detach",
+    "cuda",
+    "cpu",
+    "to_dense",
+    "requires_grad_",
+)
+PENALTY = -1e3
+"""A fill at or below this is a penalty meant to forbid (−inf, finfo.min, −1e9, −1e4)."""
+FLOAT16_MAX = 65504.0
+NOT_ZEROING = -10.0
+"""A fill at or above this leaves a masked key a weight of at least e^-10 of a zero score."""
+
+
+@dataclass(frozen=True)
+class _Transposed:
+    """A key transposed for ``q @ k^T``."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _ScaledTensor:
+    """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``)."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _Finfo:
+    """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
+
+    origin: Origin
+
+
+_Any = Value | _Transposed | _ScaledTensor | _Finfo
+
+
+def _int_literal(node: cst.BaseExpression | None) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def _is_true(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "True"
+
+
+def _is_none(node: cst.BaseExpression | None) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _last_name(node: cst.BaseExpression) -> str | None:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return node.attr.value
+    return None
+
+
+def _names_in(node: cst.CSTNode) -> list[str]:
+    found: list[str] = []
+
+    class _Collect(cst.CSTVisitor):
+        def visit_Name(self, name: cst.Name) -> None:  # noqa: N802 - libcst's name
+            found.append(name.value)
+
+        def visit_Attribute(self, attribute: cst.Attribute) -> bool:  # noqa: N802 - libcst's name
+            found.append(attribute.attr.value)
+            attribute.value.visit(self)
+            return False
+
+    node.visit(_Collect())
+    return found
+
+
+def _has_division(node: cst.CSTNode) -> bool:
+    found = False
+
+    class _Find(cst.CSTVisitor):
+        def visit_BinaryOperation(self, op: cst.BinaryOperation) -> None:  # noqa: N802 - libcst's name
+            nonlocal found
+            if isinstance(op.operator, (cst.Divide, cst.FloorDivide)):
+                found = True
+
+    node.visit(_Find())
+    return found
+
+
+class _Checker:
+    """The state of one pass: imports, names per scope, the hits so far."""
+
+    def __init__(self, module: cst.Module) -> None:
+        self.module = module
+        self.imports: dict[str, str] = {}
+        self.globals: dict[str, _Any] = {}
+        self.scopes: list[dict[str, _Any]] = [self.globals]
+        self.attributes: list[dict[str, _Any]] = [{}]
+        self.defs: dict[str, cst.FunctionDef] = {}
+        self.hits: list[Hit] = []
+        self.pending: dict[int, Hit] = {}
+
+    # -- names -----------------------------------------------------------------------------------
+
+    def code(self, node: cst.CSTNode) -> str:
+        return self.module.code_for_node(node).strip()
+
+    def qualname(self, node: cst.BaseExpression) -> str | None:
+        if isinstance(node, cst.Name):
+            return self.imports.get(node.value)
+        if isinstance(node, cst.Attribute):
+            base = self.qualname(node.value)
+            return f"{base}.{node.attr.value}" if base else None
+        return None
+
+    def lookup(self, name: str) -> _Any | None:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def bind(self, target: cst.BaseExpression, value: _Any | None) -> None:
+        if isinstance(target, cst.Name):
+            if value is None:
+                self.scopes[-1].pop(target.value, None)
+            else:
+                self.scopes[-1][target.value] = value
+        elif (
+            isinstance(target, cst.Attribute)
+            and isinstance(target.value, cst.Name)
+            and target.value.value == "self"
+        ):
+            if value is None:
+                self.attributes[-1].pop(target.attr.value, None)
+            else:
+                self.attributes[-1][target.attr.value] = value
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self.bind(element.value, None)
+
+    def hit(
+        self,
+        code: str,
+        node: cst.CSTNode,
+        expects: str,
+        facts: Iterable[tuple[str, Origin]] = (),
+        fix: str | None = None,
+    ) -> Hit:
+        if isinstance(node, cst.Arg):
+            node = node.value
+        found = Hit(code, node, self.code(node), expects, tuple(facts), fix)
+        self.hits.append(found)
+        return found
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def statements(self, body: Sequence[cst.CSTNode]) -> None:
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, node: cst.CSTNode) -> None:
+        if isinstance(node, cst.SimpleStatementLine):
+            for small in node.body:
+                self.small(small)
+        elif isinstance(node, cst.FunctionDef):
+            self.defs[node.name.value] = node
+            self.scopes.append({})
+            try:
+                self.statements(_body(node.body))
+            finally:
+                self.scopes.pop()
+        elif isinstance(node, cst.ClassDef):
+            self.attributes.append({})
+            self.scopes.append({})
+            try:
+                self.statements(_body(node.body))
+            finally:
+                self.scopes.pop()
+                self.attributes.pop()
+        elif isinstance(node, cst.If):
+            self.scan(node.test)
+            self.statements(_body(node.body))
+            if node.orelse is not None:
+                self.statement(node.orelse)
+        elif isinstance(node, cst.Else):
+            self.statements(_body(node.body))
+        elif isinstance(node, (cst.For, cst.While)):
+            self.scan(node.iter if isinstance(node, cst.For) else node.test)
+            self.statements(_body(node.body))
+            if node.orelse is not None:
+                self.statement(node.orelse)
+        elif isinstance(node, cst.With):
+            for item in node.items:
+                self.scan(item.item)
+            self.statements(_body(node.body))
+        elif isinstance(node, cst.Try):
+            self.statements(_body(node.body))
+            for handler in node.handlers:
+                self.statements(_body(handler.body))
+            if node.orelse is not None:
+                self.statement(node.orelse)
+            if node.finalbody is not None:
+                self.statements(_body(node.finalbody.body))
+        elif isinstance(node, (cst.Finally,)):
+            self.statements(_body(node.body))
+        else:
+            for child in node.children:
+                if isinstance(child, cst.BaseSuite):
+                    self.statements(_body(child))
+                elif isinstance(child, cst.BaseExpression):
+                    self.scan(child)
+
+    def small(self, node: cst.BaseSmallStatement) -> None:
+        if isinstance(node, cst.Import):
+            for alias in node.names:
+                dotted = self.code(alias.name)
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    self.imports[alias.asname.name.value] = dotted
+                else:
+                    top = dotted.split(".")[0]
+                    self.imports[top] = top
+        elif isinstance(node, cst.ImportFrom):
+            if node.module is None or node.relative or isinstance(node.names, cst.ImportStar):
+                return
+            base = self.code(node.module)
+            for alias in node.names:
+                name = self.code(alias.name)
+                local = name
+                if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                    local = alias.asname.name.value
+                self.imports[local] = f"{base}.{name}"
+        elif isinstance(node, cst.Assign):
+            value = self.ev(node.value)
+            for target in node.targets:
+                self.bind(target.target, value)
+        elif isinstance(node, cst.AnnAssign):
+            if node.value is not None:
+                self.bind(node.target, self.ev(node.value))
+        elif isinstance(node, cst.AugAssign):
+            value = self.binary(node.target, node.operator, node.value, node)
+            self.bind(node.target, value)
+        elif isinstance(node, (cst.Expr, cst.Return)):
+            if node.value is not None:
+                self.ev(node.value)
+        else:
+            for child in node.children:
+                if isinstance(child, cst.BaseExpression):
+                    self.scan(child)
+
+    def scan(self, node: cst.BaseExpression) -> None:
+        self.ev(node)
+
+    # -- expressions -----------------------------------------------------------------------------
+
+    def ev(self, node: cst.BaseExpression) -> _Any | None:
+        if isinstance(node, cst.Name):
+            found = self.lookup(node.value)
+            if found is None:
+                return mask_from_name(node.value, node)
+            return found
+        if isinstance(node, cst.Call):
+            return self.call(node)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node)
+        if isinstance(node, cst.BinaryOperation):
+            return self.binary(node.left, node.operator, node.right, node)
+        if isinstance(node, cst.UnaryOperation):
+            return self.unary(node)
+        if isinstance(node, cst.Comparison):
+            return self.comparison(node)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node)
+        if isinstance(node, (cst.Integer, cst.Float)):
+            return Const(float(node.evaluated_value), Origin(node, "a constant"))
+        if isinstance(node, cst.Lambda):
+            self.ev(node.body)
+            return None
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.ev(child)
+            elif isinstance(child, cst.CSTNode):
+                self._scan_node(child)
+        return None
+
+    def _scan_node(self, node: cst.CSTNode) -> None:
+        for child in node.children:
+            if isinstance(child, cst.BaseExpression):
+                self.ev(child)
+            elif isinstance(child, cst.CSTNode):
+                self._scan_node(child)
+
+    def attribute(self, node: cst.Attribute) -> _Any | None:
+        attr = node.attr.value
+        if isinstance(node.value, cst.Name) and node.value.value == "self":
+            found = self.attributes[-1].get(attr)
+            return found if found is not None else mask_from_name(attr, node)
+        if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
+            return Const(float("inf"), Origin(node, "inf"))
+        base = self.ev(node.value)
+        if attr in ("min",) and isinstance(base, _Finfo):
+            return Const(-3.0e38, Origin(node, "torch.finfo(...).min"), finfo=True)
+        if attr in ("mT", "T", "mH"):
+            return _Transposed(Origin(node, "transposed"))
+        if attr == "data" and isinstance(base, (Mask, Scores)):
+            return base
+        if attr == "attention_mask":
+            return mask_from_name(attr, node)
+        return None
+
+    def unary(self, node: cst.UnaryOperation) -> _Any | None:
+        value = self.ev(node.expression)
+        if isinstance(node.operator, cst.Minus) and isinstance(value, Const):
+            return dataclasses.replace(value, value=-value.value)
+        if isinstance(node.operator, cst.BitInvert) and isinstance(value, Mask):
+            return self.invert(value, node)
+        return None
+
+    def invert(self, mask: Mask, node: cst.CSTNode) -> Mask:
+        expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
+        if mask.kind == "additive" or mask.dtype in ("int", "float"):
+            fact = (mask.says(), mask.origin)
+            if mask.by_name:
+                self.hit("AM702", node, expects, [fact])
+            else:
+                self.hit("AM701", node, expects, [fact])
+            return mask.flipped(Origin(node, "inverted")).but(dtype=mask.dtype)
+        return mask.flipped(Origin(node, "inverted with `~`"))
+
+    def comparison(self, node: cst.Comparison) -> _Any | None:
+        left = self.ev(node.left)
+        rights = [self.ev(target.comparator) for target in node.comparisons]
+        if len(node.comparisons) != 1:
+            return None
+        operator = node.comparisons[0].operator
+        right_node = node.comparisons[0].comparator
+        right = rights[0]
+        equal = isinstance(operator, cst.Equal)
+        unequal = isinstance(operator, cst.NotEqual)
+        if equal or unequal:
+            for side in (node.left, right_node):
+                name = _last_name(side)
+                if name is not None and "pad" in name.lower():
+                    meaning: Meaning = "forbidden" if equal else "allowed"
+                    return Mask(
+                        "mask",
+                        Origin(node, ""),
+                        dtype="bool",
+                        meaning=meaning,
+                        key_padding=True,
+                        ndim=2,
+                    )
+        if isinstance(left, Mask) and isinstance(right, Const) and right.value in (0.0, 1.0):
+            flip = (equal and right.value == 0.0) or (unequal and right.value == 1.0)
+            keep = (equal and right.value == 1.0) or (unequal and right.value == 0.0)
+            keep = keep or (isinstance(operator, cst.GreaterThan) and right.value == 0.0)
+            if flip:
+                return left.flipped(Origin(node, "")).but(dtype="bool")
+            if keep:
+                return left.but(dtype="bool", origin=Origin(node, ""), hf=False)
+        return None
+
+    def subscript(self, node: cst.Subscript) -> _Any | None:
+        base = self.ev(node.value)
+        for element in node.slice:
+            if isinstance(element.slice, cst.Index):
+                self.ev(element.slice.value)
+        if len(node.slice) == 1:
+            only = node.slice[0].slice
+            if (
+                isinstance(only, cst.Index)
+                and isinstance(only.value, cst.SimpleString)
+                and only.value.evaluated_value == "attention_mask"
+            ):
+                return mask_from_name("attention_mask", node)
+        if isinstance(base, Scores):
+            return base
+        if not isinstance(base, Mask):
+            return None
+        slices = [element.slice for element in node.slice]
+        new_axes = sum(1 for s in slices if isinstance(s, cst.Index) and _is_none(s.value))
+        integers = sum(1 for s in slices if isinstance(s, cst.Index) and not _is_none(s.value))
+        last = slices[-1]
+        key_last = base.key_last
+        ellipsis = any(
+            isinstance(s, cst.Index) and isinstance(s.value, cst.Ellipsis) for s in slices
+        )
+        consumed = sum(1 for s in slices if not (isinstance(s, cst.Index) and _is_none(s.value)))
+        # a trailing None moves the key axis only when every axis was named before it
+        if (
+            isinstance(last, cst.Index)
+            and _is_none(last.value)
+            and (ellipsis or (base.ndim is not None and consumed >= base.ndim))
+        ):
+            key_last = False
+        ndim = base.ndim + new_axes - integers if base.ndim is not None else None
+        return base.but(key_last=key_last, ndim=ndim)
+
+    # -- binary operations -----------------------------------------------------------------------
+
+    def binary(
+        self,
+        left_node: cst.BaseExpression,
+        operator: cst.CSTNode,
+        right_node: cst.BaseExpression,
+        node: cst.CSTNode,
+    ) -> _Any | None:
+        left = self.ev(left_node)
+        right = self.ev(right_node)
+        origin = Origin(node, "")
+        if isinstance(operator, (cst.MatrixMultiply, cst.MatrixMultiplyAssign)):
+            if isinstance(right, _Transposed):
+                return Scores(origin, scaled=isinstance(left, _ScaledTensor))
+            return None
+        if isinstance(operator, (cst.Add, cst.AddAssign)):
+            return self.add(left, right, left_node, right_node, node)
+        if isinstance(operator, (cst.Multiply, cst.MultiplyAssign)):
+            for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if isinstance(this, Scores):
+                    self.scale_check(other, other_node, divide=False)
+                    return Scores(this.origin, scaled=True, ndim=this.ndim)
+                if isinstance(this, Weights) and isinstance(other, Mask):
+                    return self.after_softmax(this, node, other)
+                if isinstance(this, Mask) and isinstance(other, Const):
+                    return self.penalty(this, other, node)
+            if isinstance(left, Scale) or isinstance(right, Scale):
+                scale = left if isinstance(left, Scale) else right
+                return scale
+            return _ScaledTensor(origin)
+        if isinstance(operator, (cst.Divide, cst.DivideAssign)):
+            if isinstance(left, Scores):
+                self.scale_check(right, right_node, divide=True)
+                return Scores(left.origin, scaled=True, ndim=left.ndim)
+            if isinstance(left, Weights):
+                if left.masked_at is not None:
+                    self.pending.pop(id(left.masked_at.node), None)
+                return Weights(left.origin)
+            if isinstance(left, Const) and isinstance(right, Scale):
+                return Scale(origin, right.width, inverted=not right.inverted)
+            return _ScaledTensor(origin)
+        if isinstance(operator, (cst.Subtract, cst.SubtractAssign)):
+            if (
+                isinstance(left, Const)
+                and left.value == 1.0
+                and isinstance(right, Mask)
+                and right.kind == "mask"
+            ):
+                return right.flipped(origin).but(dtype=right.dtype or "float")
+            return None
+        if isinstance(operator, cst.Power) and isinstance(right, Const):
+            names = _names_in(left_node)
+            width = None if _has_division(left_node) else scale_from_name(names)
+            if right.value == -0.5:
+                return Scale(origin, width, inverted=False)
+            if right.value == 0.5:
+                return Scale(origin, width, inverted=True)
+            return None
+        if isinstance(operator, (cst.BitAnd, cst.BitOr, cst.BitAndAssign, cst.BitOrAssign)):
+            return self.combine(left, right, node)
+        return None
+
+    def combine(self, left: _Any | None, right: _Any | None, node: cst.CSTNode) -> _Any | None:
+        if isinstance(left, Mask) and isinstance(right, Mask):
+            meaning = left.meaning if left.meaning == right.meaning else None
+            query_and_key = None
+            if (
+                left.key_padding
+                and right.key_padding
+                and not left.by_name
+                and left.key_last != right.key_last
+            ):
+                query_and_key = Origin(node, "")
+            return Mask(
+                "mask",
+                Origin(node, ""),
+                dtype="bool",
+                meaning=meaning,
+                by_name=left.by_name and right.by_name,
+                query_and_key=query_and_key,
+            )
+        return None
+
+    def add(
+        self,
+        left: _Any | None,
+        right: _Any | None,
+        left_node: cst.BaseExpression,
+        right_node: cst.BaseExpression,
+        node: cst.CSTNode,
+    ) -> _Any | None:
+        if isinstance(left, Mask) and isinstance(right, Mask):
+            if left.kind == right.kind == "additive":
+                if left.finfo_terms and right.finfo_terms:
+                    self.hit(
+                        "AM204",
+                        node,
+                        "each term may be torch.finfo(dtype).min; their sum overflows to -inf",
+                        [
+                            ("a torch.finfo(...).min penalty", left.origin),
+                            ("a torch.finfo(...).min penalty", right.origin),
+                        ],
+                    )
+                return left.but(finfo_terms=left.finfo_terms + right.finfo_terms)
+            return None
+        for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+            if isinstance(this, Scores):
+                if isinstance(other, Mask):
+                    self.additive_sink(other, other_node, "scores + mask adds the mask's values")
+                return this
+        return None
+
+    def penalty(self, mask: Mask, const: Const, node: cst.CSTNode) -> _Any | None:
+        if const.value > PENALTY and not const.finfo:
+            return None
+        if mask.kind == "additive":
+            return None
+        self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
+        return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(const.finfo))
+
+    def after_softmax(self, weights: Weights, node: cst.CSTNode, mask: Mask | None) -> Weights:
+        found = self.hit(
+            "AM401",
+            node,
+            "a mask belongs on the scores, before the softmax; after it a row no longer sums to 1",
+            [("attention weights (softmax output)", weights.origin)]
+            + ([(mask.says(), mask.origin)] if mask is not None else []),
+        )
+        self.hits.remove(found)
+        self.pending[id(node)] = found
+        return Weights(weights.origin, masked_at=Origin(node, ""))
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def call(self, node: cst.Call) -> _Any | None:
+        func = node.func
+        qualified = self.qualname(func)
+        method = func.attr.value if isinstance(func, cst.Attribute) else None
+        receiver: _Any | None = None
+        if method is not None and qualified is None and isinstance(func, cst.Attribute):
+            receiver = self.ev(func.value)
+        elif qualified is None:
+            receiver = self.ev(func)
+        values = [self.ev(arg.value) for arg in node.args]
+        origin = Origin(node, "")
+        short = qualified.rsplit(".", 1)[-1] if qualified else None
+
+        if qualified is None and (
+            isinstance(func, cst.Name)
+            or (
+                isinstance(func, cst.Attribute)
+                and isinstance(func.value, cst.Name)
+                and func.value.value == "self"
+            )
+        ):
+            callee = self.ev(func)
+            if isinstance(callee, Module):
+                return self.module_call(callee, node, values)
+        if method == "register_buffer" and len(node.args) >= 2:
+            name = node.args[0].value
+            if isinstance(name, cst.SimpleString) and values[1] is not None:
+                self.attributes[-1][str(name.evaluated_value)] = values[1]
+            return None
+        if qualified in SOFTMAX or (method == "softmax" and qualified is None):
+            subject = receiver if method == "softmax" and qualified is None else None
+            offset = 0 if subject is not None else 1
+            if subject is None and values:
+                subject = values[0]
+            return self.softmax(node, subject, offset)
+        if qualified == SDPA:
+            self.sdpa(node, values)
+            return None
+        if qualified in OWN_SDPA:
+            arg, value = _argument(node, values, 3, "allowed")
+            if arg is not None and isinstance(value, Mask):
+                self.allowed_sink(value, arg, "attention.scaled_dot_product_attention(allowed=…)")
+            return None
+        if qualified == MHA_FORWARD:
+            for keyword in ("key_padding_mask", "attn_mask"):
+                arg, value = _argument(node, values, None, keyword)
+                if arg is not None and isinstance(value, Mask):
+                    self.forbidden_sink(value, arg, f"F.multi_head_attention_forward({keyword}=…)")
+            return None
+        if short in MODULES and qualified and qualified.startswith("torch.nn"):
+            return self.construct(MODULES[short], node, values)
+        if qualified == "torch.nn.Embedding":
+            return Module("embedding", False, origin)
+        if method in ("masked_fill", "masked_fill_") or qualified == "torch.masked_fill":
+            if qualified == "torch.masked_fill":
+                receiver, values = (values[0] if values else None), values[1:]
+                args = list(node.args[1:])
+            else:
+                args = list(node.args)
+            return self.masked_fill(node, receiver, args, values, func)
+        if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
+            return self.triangle(node, qualified, receiver, values)
+        if method in FLOAT_METHODS or method == "type_as":
+            return _retype(receiver, "float", origin)
+        if method in INT_METHODS:
+            return _retype(receiver, "int", origin)
+        if method == "bool":
+            return _retype(receiver, "bool", origin)
+        if method in ("to", "type") and isinstance(receiver, Mask):
+            return self.convert(receiver, node, values)
+        if method == "logical_not" or qualified == "torch.logical_not":
+            subject = receiver if method == "logical_not" else (values[0] if values else None)
+            return self.invert(subject, node) if isinstance(subject, Mask) else None
+        if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
+            axis = _int_literal(node.args[0].value) if node.args else None
+            last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
+            ndim = receiver.ndim + 1 if receiver.ndim is not None else None
+            return receiver.but(key_last=receiver.key_last and not last, ndim=ndim)
+        if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
+            return receiver
+        if method in ("view", "reshape") and isinstance(receiver, Mask):
+            return receiver.but(key_padding=False, ndim=len(node.args) or None)
+        if method in ("view", "reshape", "contiguous") and isinstance(receiver, Scores):
+            return receiver
+        if method == "repeat" and isinstance(receiver, Mask):
+            return self.repeat(receiver, node)
+        if method in ("eq", "ne") and node.args:
+            pad = _last_name(node.args[0].value)
+            if pad is not None and "pad" in pad.lower():
+                polarity: Meaning = "forbidden" if method == "eq" else "allowed"
+                return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
+            return None
+        if method in ("transpose", "permute", "swapaxes"):
+            return _Transposed(origin)
+        if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
+            if len(values) >= 2 and isinstance(values[1], _Transposed):
+                return Scores(origin, scaled=isinstance(values[0], _ScaledTensor))
+            return None
+        if qualified == "torch.einsum":
+            return _einsum(node, values, origin)
+        if (
+            short in ("cat", "concat", "concatenate")
+            and qualified
+            and qualified.startswith("torch")
+        ):
+            first = node.args[0].value if node.args else None
+            if isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) >= 2:
+                return KeyCat(origin)
+            return None
+        if qualified == "torch.finfo":
+            return _Finfo(origin)
+        if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
+            if values[1].finfo:
+                return Mask("additive", origin, dtype="float", finfo_terms=1)
+            return None
+        if short in ("sqrt",) and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
+            names = _names_in(node.args[0].value) if node.args else []
+            width = (
+                None if node.args and _has_division(node.args[0].value) else scale_from_name(names)
+            )
+            return Scale(origin, width, inverted=True)
+        if qualified == "builtins.float" or (isinstance(func, cst.Name) and func.value == "float"):
+            if node.args and isinstance(node.args[0].value, cst.SimpleString):
+                text = str(node.args[0].value.evaluated_value).strip().lower()
+                if text in ("-inf", "inf", "+inf", "-infinity", "infinity"):
+                    return Const(float(text), Origin(node, "infinity"))
+                try:
+                    return Const(float(text), Origin(node, "a constant"))
+                except ValueError:
+                    return None
+            if values and isinstance(values[0], Const):
+                return values[0]
+            return None
+        if (short is not None and short.endswith("generate_square_subsequent_mask")) or (
+            method == "generate_square_subsequent_mask"
+        ):
+            return Mask(
+                "additive",
+                Origin(node, "0 on and below the diagonal, -inf above"),
+                dtype="float",
+                true_set=Triangle(lower=False, diagonal=1),
+            )
+        if short in CONVENTIONS and qualified and qualified.startswith("attention"):
+            meaning, key_padding = CONVENTIONS[short]
+            return Mask(
+                "mask",
+                Origin(node, f"attention.{short} returns {meaning}"),
+                dtype="bool",
+                meaning=meaning,  # type: ignore[arg-type]
+                key_padding=key_padding,
+                ndim=2 if key_padding else None,
+            )
+        if (
+            short == "allowed_to_hf_attention_mask"
+            and qualified
+            and qualified.startswith("attention")
+        ):
+            return Mask("mask", origin, "int", "allowed", key_padding=True, ndim=2, hf=True)
+        if short in ADDITIVE_CONVENTIONS and qualified and qualified.startswith("attention"):
+            return Mask("additive", origin, dtype="float")
+        if short == "attention_scores" and qualified and qualified.startswith("attention"):
+            return Scores(origin, scaled=True)
+        if (
+            short in ("create_block_mask", "create_mask")
+            and qualified
+            and ("flex_attention" in qualified)
+        ):
+            if node.args:
+                self.mask_mod(node.args[0].value)
+            return None
+        if isinstance(receiver, Module) and receiver.kind == "embedding":
+            return Embedded(origin)
+        return None
+
+    def construct(self, kind: str, node: cst.Call, values: list[_Any | None]) -> Module:
+        batch_first = False
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "batch_first":
+                batch_first = _is_true(arg.value)
+        if kind in ("encoder", "decoder") and values and isinstance(values[0], Module):
+            batch_first = values[0].batch_first
+        return Module(kind, batch_first, Origin(node, ""))
+
+    def module_call(self, module: Module, node: cst.Call, values: list[_Any | None]) -> _Any | None:
+        if module.kind == "embedding":
+            return Embedded(Origin(node, "an nn.Embedding of token ids: [B, T, E]"))
+        masks = MODULE_MASKS.get(module.kind, {})
+        api = {"mha": "nn.MultiheadAttention"}.get(module.kind, f"nn.{_class_of(module.kind)}")
+        for keyword, position in masks.items():
+            arg, value = _argument(node, values, position, keyword)
+            if arg is not None and isinstance(value, Mask):
+                self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
+        if node.args and node.args[0].keyword is None:
+            first = values[0]
+            query = node.args[0].value
+            if isinstance(first, Embedded) and not module.batch_first:
+                self.hit(
+                    "AM801",
+                    query,
+                    f"{api} was built without batch_first=True (line of construction below), "
+                    "so it reads its input as [T, B, E]",
+                    [
+                        ("batch first, [B, T, E]", first.origin),
+                        (f"{api} with batch_first=False", module.origin),
+                    ],
+                )
+            elif (
+                module.batch_first
+                and isinstance(query, cst.Call)
+                and isinstance(query.func, cst.Attribute)
+                and query.func.attr.value == "transpose"
+                and [_int_literal(a.value) for a in query.args] in ([0, 1], [1, 0])
+            ):
+                self.hit(
+                    "AM801",
+                    query,
+                    f"{api} was built with batch_first=True and reads [B, T, E]; the input was "
+                    "transposed to [T, B, E]",
+                    [(f"{api} with batch_first=True", module.origin)],
+                )
+        return None
+
+    def sdpa(self, node: cst.Call, values: list[_Any | None]) -> None:
+        api = "F.scaled_dot_product_attention"
+        arg, mask = _argument(node, values, 3, "attn_mask")
+        causal_arg, _ = _argument(node, values, 5, "is_causal")
+        causal = causal_arg is not None and _is_true(causal_arg.value)
+        if arg is not None and not _is_none(arg.value):
+            if isinstance(mask, Mask):
+                self.allowed_sink(mask, arg, f"{api}(attn_mask=…)")
+            if causal and causal_arg is not None:
+                self.hit(
+                    "AM301",
+                    causal_arg,
+                    f"{api} refuses or ignores attn_mask with is_causal=True, depending on the "
+                    "release and backend: pass one of them (fold the causal mask into attn_mask)",
+                )
+        if causal and causal_arg is not None:
+            query, key = [*values, None, None][:2]
+            if isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+                self.hit(
+                    "AM302",
+                    causal_arg,
+                    "is_causal=True aligns the triangle to the top left: with fewer queries than "
+                    "keys (L < S, a decode step) query i sees keys 0..i only",
+                    [("keys with a cache prepended: S > L", key.origin)],
+                )
+        scale_arg, scale = _argument(node, values, 6, "scale")
+        if scale_arg is not None:
+            self.scale_check(scale, scale_arg.value, divide=False)
+
+    def softmax(self, node: cst.Call, subject: _Any | None, offset: int) -> _Any | None:
+        if not isinstance(subject, Scores):
+            return Weights(Origin(node, "")) if subject is None else None
+        dim_arg = None
+        for index, arg in enumerate(node.args):
+            if (arg.keyword is not None and arg.keyword.value == "dim") or (
+                arg.keyword is None and index == offset
+            ):
+                dim_arg = arg
+        dim = _int_literal(dim_arg.value) if dim_arg is not None else None
+        if dim is not None and dim_arg is not None:
+            wrong = dim < -1 or dim == 0
+            if subject.ndim is not None and dim >= 0:
+                wrong = dim != subject.ndim - 1
+            if wrong:
+                self.hit(
+                    "AM402",
+                    dim_arg,
+                    "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
+                    "the keys sum to 1",
+                    [("scores [..., L, S]", subject.origin)],
+                )
+        if not subject.scaled:
+            self.hit(
+                "AM501",
+                node,
+                "scores are divided by √(head size) before the softmax (SDPA's default scale)",
+                [("unscaled scores q @ kᵀ", subject.origin)],
+            )
+        return Weights(Origin(node, "softmax"))
+
+    def scale_check(self, scale: _Any | None, node: cst.CSTNode, *, divide: bool) -> None:
+        if not isinstance(scale, Scale):
+            return
+        target = node
+        if scale.inverted != divide:
+            how = "multiplies the scores by" if scale.inverted else "divides the scores by"
+            self.hit(
+                "AM503",
+                target,
+                f"the scale is 1/√(head size); this {how} the wrong power of it",
+                [("√d" if scale.inverted else "1/√d", scale.origin)],
+            )
+        elif scale.width is not None:
+            self.hit(
+                "AM502",
+                target,
+                "the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
+                "the head count",
+                [(f"built from `{scale.width}`", scale.origin)],
+            )
+
+    def masked_fill(
+        self,
+        node: cst.Call,
+        target: _Any | None,
+        args: list[cst.Arg],
+        values: list[_Any | None],
+        func: cst.BaseExpression,
+    ) -> _Any | None:
+        mask = values[0] if values else None
+        fill = values[1] if len(values) >= 2 else None
+        if isinstance(target, Weights):
+            return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
+        if not isinstance(fill, Const):
+            return target if isinstance(target, Scores) else None
+        fill_arg = args[1]
+        if fill.value <= PENALTY or fill.finfo:
+            if abs(fill.value) > FLOAT16_MAX and fill.value != float("-inf") and not fill.finfo:
+                self.hit(
+                    "AM202",
+                    fill_arg,
+                    "masked_fill converts the fill to the tensor's dtype: float16's largest "
+                    "magnitude is 65504, so this fill raises there (or overflows to -inf)",
+                    fix=self.finfo_fix(func, target),
+                )
+            if isinstance(mask, Mask):
+                self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
+            if isinstance(target, Scores):
+                return target
+            return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(fill.finfo))
+        if isinstance(target, Scores) and fill.value >= NOT_ZEROING:
+            self.hit(
+                "AM203",
+                fill_arg,
+                "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
+                "leaves the masked keys a weight comparable to the others",
+            )
+        return target if isinstance(target, Scores) else None
+
+    def finfo_fix(self, func: cst.BaseExpression, target: _Any | None) -> str | None:
+        torch = next((local for local, name in self.imports.items() if name == "torch"), None)
+        if torch is None or not isinstance(func, cst.Attribute):
+            return None
+        if not isinstance(func.value, (cst.Name, cst.Attribute)):
+            return None
+        return f"{torch}.finfo({self.code(func.value)}.dtype).min"
+
+    def triangle(
+        self,
+        node: cst.Call,
+        qualified: str | None,
+        receiver: _Any | None,
+        values: list[_Any | None],
+    ) -> _Any | None:
+        func = node.func
+        lower = (qualified or "").endswith("tril") or (
+            isinstance(func, cst.Attribute) and func.attr.value.startswith("tril")
+        )
+        args = list(node.args)
+        source = receiver
+        if qualified is not None:
+            source = values[0] if values else None
+            args = args[1:]
+        diagonal: int | None = 0
+        for index, arg in enumerate(args):
+            if (arg.keyword is None and index == 0) or (
+                arg.keyword is not None and arg.keyword.value == "diagonal"
+            ):
+                diagonal = _int_literal(arg.value)
+        if diagonal is None:
+            return None
+        dtype = "bool" if "bool" in self.code(node) else "float"
+        triangle = Triangle(lower=lower, diagonal=diagonal)
+        name = "tril" if lower else "triu"
+        if isinstance(source, Mask) and source.kind == "additive":
+            return source.but(true_set=triangle, origin=Origin(node, ""))
+        return Mask(
+            "mask",
+            Origin(node, f"{name}(…, diagonal={diagonal})"),
+            dtype=dtype,  # type: ignore[arg-type]
+            true_set=triangle,
+        )
+
+    def convert(self, mask: Mask, node: cst.Call, values: list[_Any | None]) -> _Any | None:
+        text = " ".join(self.code(arg.value) for arg in node.args)
+        if "bool" in text:
+            return _retype(mask, "bool", Origin(node, ""))
+        if any(word in text for word in ("float", "half", "bfloat16", "double", "dtype")):
+            return _retype(mask, "float", Origin(node, ""))
+        if any(word in text for word in ("long", "int", "uint8")):
+            return _retype(mask, "int", Origin(node, ""))
+        return mask
+
+    def repeat(self, mask: Mask, node: cst.Call) -> Mask:
+        literals = [_int_literal(arg.value) for arg in node.args]
+        if mask.ndim == 3 and len(literals) == 3 and literals[0] != 1 and literals[1:] == [1, 1]:
+            return mask.but(repeated=Origin(node, ""))
+        return mask
+
+    def mask_mod(self, node: cst.BaseExpression) -> None:
+        function: cst.FunctionDef | cst.Lambda | None = None
+        if isinstance(node, cst.Lambda):
+            function = node
+        elif isinstance(node, cst.Name):
+            function = self.defs.get(node.value)
+        if function is None:
+            return
+        params = [param.name.value for param in function.params.params]
+        if len(params) != 4:
+            return
+        body: cst.BaseExpression | None = None
+        if isinstance(function, cst.Lambda):
+            body = function.body
+        else:
+            for statement in _body(function.body):
+                if isinstance(statement, cst.SimpleStatementLine):
+                    for small in statement.body:
+                        if isinstance(small, cst.Return) and small.value is not None:
+                            body = small.value
+        if not isinstance(body, cst.Comparison) or len(body.comparisons) != 1:
+            return
+        left, right = body.left, body.comparisons[0].comparator
+        if not (isinstance(left, cst.Name) and isinstance(right, cst.Name)):
+            return
+        q, kv = params[2], params[3]
+        operator = body.comparisons[0].operator
+        order = {
+            cst.GreaterThanEqual: Triangle(True, 0),
+            cst.GreaterThan: Triangle(True, -1),
+            cst.LessThanEqual: Triangle(False, 0),
+            cst.LessThan: Triangle(False, 1),
+        }
+        found = order.get(type(operator))
+        if found is None:
+            return
+        if (left.value, right.value) == (kv, q):
+            found = {
+                Triangle(True, 0): Triangle(False, 0),
+                Triangle(True, -1): Triangle(False, 1),
+                Triangle(False, 0): Triangle(True, 0),
+                Triangle(False, 1): Triangle(True, -1),
+            }[found]
+        elif (left.value, right.value) != (q, kv):
+            return
+        mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
+        self.allowed_sink(mask, body, "flex_attention's mask_mod (True = may attend)")
+
+    # -- sinks -----------------------------------------------------------------------------------
+
+    def fact(self, mask: Mask) -> tuple[str, Origin]:
+        return (mask.says(), mask.origin)
+
+    def triangle_check(
+        self, allowed: Triangle, mask: Mask, node: cst.CSTNode, reads: str, flip_code: str
+    ) -> None:
+        if allowed == CAUSAL:
+            return
+        if allowed == CAUSAL.complement():
+            self.hit(
+                flip_code,
+                node,
+                f"{reads}; a causal mask allows the past, {CAUSAL.describe()}",
+                [self.fact(mask)],
+            )
+        else:
+            self.hit(
+                "AM303",
+                node,
+                f"{reads}; so this mask allows {allowed.describe()[5:]}, not the causal "
+                f"{CAUSAL.describe()[5:]}",
+                [self.fact(mask)],
+            )
+
+    def allowed_sink(self, mask: Mask, node: cst.CSTNode, api: str) -> None:
+        reads = f"{api} reads a Boolean mask as True = may attend"
+        if mask.kind == "additive":
+            return
+        if mask.dtype == "float":
+            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
+            return
+        if mask.dtype == "int":
+            return
+        if mask.true_set is not None:
+            self.triangle_check(mask.true_set, mask, node, reads, "AM101")
+            return
+        if mask.meaning == "forbidden":
+            self.hit("AM105" if mask.by_name else "AM101", node, reads, [self.fact(mask)])
+            return
+        self.layout_check(mask, node, api)
+
+    def forbidden_sink(self, mask: Mask, node: cst.CSTNode, api: str) -> None:
+        reads = f"{api} reads a Boolean mask as True = masked out"
+        if mask.kind == "additive":
+            return
+        if mask.dtype == "float" and not mask.hf:
+            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
+            return
+        self.polarity_forbidden(mask, node, reads, hf_code="AM103")
+        self.layout_check(mask, node, api)
+        if mask.repeated is not None:
+            self.hit(
+                "AM802",
+                node,
+                f"{api} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
+                "lays it out h·B + b, so heads get other batch items' masks",
+                [("a [B, L, S] mask tiled with repeat", mask.repeated)],
+            )
+
+    def penalty_sink(self, mask: Mask, node: cst.CSTNode, reads: str) -> None:
+        if mask.dtype == "float" and mask.hf and not mask.by_name:
+            return
+        self.polarity_forbidden(mask, node, reads, hf_code="AM104")
+
+    def polarity_forbidden(self, mask: Mask, node: cst.CSTNode, reads: str, hf_code: str) -> None:
+        if mask.true_set is not None:
+            self.triangle_check(mask.true_set.complement(), mask, node, reads, "AM102")
+            return
+        if mask.meaning != "allowed":
+            return
+        if mask.hf and mask.by_name:
+            self.hit(hf_code, node, reads, [self.fact(mask)])
+        elif mask.by_name:
+            self.hit("AM105", node, reads, [self.fact(mask)])
+        else:
+            self.hit("AM102", node, reads, [self.fact(mask)])
+
+    def additive_sink(self, mask: Mask, node: cst.CSTNode, reads: str) -> None:
+        if mask.kind == "additive":
+            return
+        if mask.hf and mask.by_name:
+            self.hit(
+                "AM104", node, f"{reads}: +1 on every real token, 0 on padding", [self.fact(mask)]
+            )
+        elif not mask.by_name and mask.dtype in ("float", "bool", None):
+            self.hit(
+                "AM201",
+                node,
+                f"{reads}: a 0/1 mask adds 1.0 or 0.0, it forbids nothing",
+                [self.fact(mask)],
+            )
+
+    def layout_check(self, mask: Mask, node: cst.CSTNode, api: str) -> None:
+        if mask.key_padding and not mask.key_last and not mask.by_name:
+            self.hit(
+                "AM601",
+                node,
+                f"{api} broadcasts a padding mask over the queries only when its key axis is "
+                "last ([B, 1, 1, S] or [B, 1, S]); here it lies on the query axis, so padded "
+                "queries' rows have no allowed key",
+                [self.fact(mask)],
+            )
+        elif mask.query_and_key is not None:
+            self.hit(
+                "AM602",
+                node,
+                f"{api}: a padded query's row then has no allowed key, whose result is NaN "
+                "(softmax, MHA with weights) or zeros (SDPA)",
+                [("padding on both the query and the key axis", mask.query_and_key)],
+            )
+
+
+def _body(suite: cst.BaseSuite | Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
+    if isinstance(suite, cst.IndentedBlock):
+        return suite.body
+    if isinstance(suite, cst.SimpleStatementSuite):
+        return [cst.SimpleStatementLine(body=suite.body)]
+    if isinstance(suite, cst.BaseSuite):
+        return []
+    return suite
+
+
+def _class_of(kind: str) -> str:
+    return {
+        "encoder_layer": "TransformerEncoderLayer",
+        "encoder": "TransformerEncoder",
+        "decoder_layer": "TransformerDecoderLayer",
+        "decoder": "TransformerDecoder",
+        "transformer": "Transformer",
+    }.get(kind, kind)
+
+
+def _argument(
+    node: cst.Call, values: list[_Any | None], position: int | None, keyword: str
+) -> tuple[cst.Arg | None, _Any | None]:
+    for index, arg in enumerate(node.args):
+        if arg.keyword is not None and arg.keyword.value == keyword:
+            return arg, values[index]
+        if arg.keyword is None and arg.star == "" and index == position:
+            return arg, values[index]
+    return None, None
+
+
+def _retype(value: _Any | None, dtype: str, origin: Origin) -> _Any | None:
+    if not isinstance(value, Mask):
+        return None
+    if value.kind == "additive" and dtype == "bool":
+        return Mask(
+            "mask",
+            origin,
+            "bool",
+            true_set=value.true_set,
+            meaning="forbidden" if value.true_set is None else None,
+        )
+    return value.but(dtype=dtype) if value.kind == "mask" else value
+
+
+def _einsum(node: cst.Call, values: list[_Any | None], origin: Origin) -> _Any | None:
+    if len(node.args) != 3 or not isinstance(node.args[0].value, cst.SimpleString):
+        return None
+    equation = str(node.args[0].value.evaluated_value).replace(" ", "")
+    if "->" not in equation:
+        return None
+    inputs, output = equation.split("->")
+    parts = inputs.split(",")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return None
+    contracted = parts[0][-1]
+    if parts[1][-1] == contracted and contracted not in output:
+        return Scores(
+            origin, scaled=isinstance(values[1], _ScaledTensor), ndim=len(output.replace(".", ""))
+        )
+    return None
+
+
+def check_source(source: str, path: str = "<string>") -> list[Finding]:
+    """Every finding in ``source``, in order of position (parse errors propagate)."""
+    if not could_hold_finding(source):
+        return []
+    module = cst.parse_module(source)
+    return check_module(module, path)
+
+
+def check_module(module: cst.Module, path: str) -> list[Finding]:
+    """Every finding in a parsed module."""
+    checker = _Checker(module)
+    checker.statements(module.body)
+    hits = checker.hits + list(checker.pending.values())
+    if not hits:
+        return []
+    positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    findings = []
+    for hit in hits:
+        where = positions[hit.node]
+        inferred = []
+        for says, origin in hit.facts:
+            line = positions[origin.node].start.line
+            inferred.append(
+                f"`{hit.subject}` is {says} (line {line}: `{_short(checker.code(origin.node))}`)"
+                if origin.node is not hit.node
+                else f"`{hit.subject}` is {says}"
+            )
+        findings.append(
+            Finding(
+                path,
+                where.start.line,
+                where.start.column + 1,
+                hit.code,
+                hit.subject,
+                hit.expects,
+                tuple(inferred),
+                where.end.line,
+                hit.fix,
+                hit.node,
+            )
+        )
+    findings.sort(key=lambda f: (f.line, f.column, f.code))
+    return findings
+
+
+def _short(code: str, limit: int = 60) -> str:
+    one = " ".join(code.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"

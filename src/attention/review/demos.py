@@ -1,0 +1,473 @@
+"""Each rule's demonstration: the wrong code run on torch, and the right one.
+
+Doctest texts (``>>>`` lines with their output), run by the tests against the installed
+torch and shown on the rules' pages: what the mistake does to the weights.
+"""
+
+# ruff: noqa: E501  (doctest text kept verbatim, as it is shown on the pages)
+
+from __future__ import annotations
+
+__all__ = ["DEMOS"]
+
+DEMOS: dict[str, tuple[str, str]] = {
+    "AM101": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]    # v = I: the output rows are the weights
+>>> future = torch.triu(torch.ones(3, 3, dtype=torch.bool), diagonal=1)   # True = the future
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=future)[0]   # each query sees only later keys
+tensor([[0.0000, 0.5000, 0.5000],
+        [0.0000, 0.0000, 1.0000],
+        [0.0000, 0.0000, 0.0000]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> causal = torch.tril(torch.ones(3, 3, dtype=torch.bool))       # True = may attend
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=causal)[0]
+tensor([[1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.3333, 0.3333, 0.3333]])
+""",
+    ),
+    "AM102": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.zeros(1, 3, 2)
+>>> real = torch.tensor([[True, True, False]])          # True = real token
+>>> mha(x, x, x, key_padding_mask=real)[1][0]          # the padded key gets all the weight
+tensor([[0., 0., 1.],
+        [0., 0., 1.],
+        [0., 0., 1.]], grad_fn=<SelectBackward0>)
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.zeros(1, 3, 2)
+>>> padding = torch.tensor([[False, False, True]])      # True = padding
+>>> mha(x, x, x, key_padding_mask=padding)[1][0]
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000]], grad_fn=<SelectBackward0>)
+""",
+    ),
+    "AM103": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.zeros(1, 3, 2)
+>>> attention_mask = torch.tensor([[1, 1, 0]])          # Hugging Face: 1 = real token
+>>> mha(x, x, x, key_padding_mask=attention_mask.bool())[1][0]   # only the padding is read
+tensor([[0., 0., 1.],
+        [0., 0., 1.],
+        [0., 0., 1.]], grad_fn=<SelectBackward0>)
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.zeros(1, 3, 2)
+>>> attention_mask = torch.tensor([[1, 1, 0]])
+>>> mha(x, x, x, key_padding_mask=attention_mask == 0)[1][0]
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000]], grad_fn=<SelectBackward0>)
+""",
+    ),
+    "AM104": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3)
+>>> attention_mask = torch.tensor([[1, 1, 0]])          # 1 = real token
+>>> torch.softmax(scores + attention_mask * -10000.0, dim=-1)   # the real tokens are masked
+tensor([[0., 0., 1.]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3)
+>>> attention_mask = torch.tensor([[1, 1, 0]])
+>>> torch.softmax(scores + (1 - attention_mask) * -10000.0, dim=-1)
+tensor([[0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM105": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> key_padding_mask = torch.tensor([[False, False, True]])   # True = padding
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=key_padding_mask)[0]   # only padding read
+tensor([[0., 0., 1.],
+        [0., 0., 1.],
+        [0., 0., 1.]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> key_padding_mask = torch.tensor([[False, False, True]])
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=~key_padding_mask)[0]
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM201": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(3, 3)
+>>> causal = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+>>> torch.softmax(scores + causal.float(), dim=-1).round(decimals=4)   # the future is still read
+tensor([[0.5761, 0.2119, 0.2119],
+        [0.4223, 0.4223, 0.1554],
+        [0.3333, 0.3333, 0.3333]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(3, 3)
+>>> causal = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+>>> torch.softmax(scores.masked_fill(~causal, float('-inf')), dim=-1).round(decimals=4)
+tensor([[1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.3333, 0.3333, 0.3333]])
+""",
+    ),
+    "AM202": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3, dtype=torch.float16)
+>>> forbidden = torch.tensor([[False, False, True]])
+>>> scores.masked_fill(forbidden, -1e9)
+Traceback (most recent call last):
+RuntimeError: ...
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3, dtype=torch.float16)
+>>> forbidden = torch.tensor([[False, False, True]])
+>>> torch.softmax(scores.masked_fill(forbidden, torch.finfo(scores.dtype).min), dim=-1)
+tensor([[0.5000, 0.5000, 0.0000]], dtype=torch.float16)
+""",
+    ),
+    "AM203": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.tensor([[1.0, 2.0, 3.0]])
+>>> forbidden = torch.tensor([[False, False, True]])
+>>> torch.softmax(scores.masked_fill(forbidden, 0), dim=-1).round(decimals=4)  # masked key: 0.2
+tensor([[0.2447, 0.6652, 0.0900]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.tensor([[1.0, 2.0, 3.0]])
+>>> forbidden = torch.tensor([[False, False, True]])
+>>> torch.softmax(scores.masked_fill(forbidden, float('-inf')), dim=-1).round(decimals=4)
+tensor([[0.2689, 0.7311, 0.0000]])
+""",
+    ),
+    "AM204": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> low = torch.finfo(torch.float16).min
+>>> causal = torch.tensor([[0.0, low]], dtype=torch.float16)
+>>> padding = torch.tensor([[low, low]], dtype=torch.float16)   # the whole row is padding
+>>> causal + padding                                       # overflow: -inf
+tensor([[-65504.,    -inf]], dtype=torch.float16)
+>>> torch.softmax(torch.zeros(1, 2, dtype=torch.float16) + causal + padding, dim=-1)
+tensor([[1., 0.]], dtype=torch.float16)
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> low = torch.finfo(torch.float16).min
+>>> forbidden = torch.tensor([[False, True]]) | torch.tensor([[True, True]])
+>>> additive = torch.zeros(1, 2, dtype=torch.float16).masked_fill(forbidden, low)
+>>> torch.softmax(torch.zeros(1, 2, dtype=torch.float16) + additive, dim=-1)   # finite: uniform
+tensor([[0.5000, 0.5000]], dtype=torch.float16)
+""",
+    ),
+    "AM301": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 2, 2); v = torch.eye(2)[None]
+>>> allowed = torch.ones(2, 2, dtype=torch.bool)
+>>> try:
+...     F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, is_causal=True)
+... except RuntimeError as error:
+...     print(type(error).__name__)
+RuntimeError
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 2, 2); v = torch.eye(2)[None]
+>>> allowed = torch.ones(2, 2, dtype=torch.bool)
+>>> causal = torch.tril(torch.ones(2, 2, dtype=torch.bool))
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=allowed & causal)[0]
+tensor([[1.0000, 0.0000],
+        [0.5000, 0.5000]])
+""",
+    ),
+    "AM302": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.zeros(1, 1, 2); k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]   # L = 1, S = 3
+>>> F.scaled_dot_product_attention(q, k, v, is_causal=True)[0]   # the new token sees key 0 only
+tensor([[1., 0., 0.]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.zeros(1, 1, 2); k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> F.scaled_dot_product_attention(q, k, v)[0].round(decimals=4)   # it may see every cached key
+tensor([[0.3333, 0.3333, 0.3333]])
+""",
+    ),
+    "AM303": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> allowed = torch.tril(torch.ones(3, 3, dtype=torch.bool), diagonal=-1)   # not itself
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)[0]   # row 0 has no key: zeros
+tensor([[0.0000, 0.0000, 0.0000],
+        [1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> allowed = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)[0].round(decimals=4)
+tensor([[1.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.3333, 0.3333, 0.3333]])
+""",
+    ),
+    "AM401": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3)
+>>> allowed = torch.tensor([[True, True, False]])
+>>> torch.softmax(scores, dim=-1) * allowed    # weights sum to 2/3
+tensor([[0.3333, 0.3333, 0.0000]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3)
+>>> allowed = torch.tensor([[True, True, False]])
+>>> torch.softmax(scores.masked_fill(~allowed, float('-inf')), dim=-1)
+tensor([[0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM402": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.tensor([[0.0, 1.0], [0.0, 0.0]])   # [L=2, S=2]
+>>> torch.softmax(scores, dim=-2).round(decimals=4)   # columns sum to 1, rows do not
+tensor([[0.5000, 0.7311],
+        [0.5000, 0.2689]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.tensor([[0.0, 1.0], [0.0, 0.0]])
+>>> torch.softmax(scores, dim=-1).round(decimals=4)
+tensor([[0.2689, 0.7311],
+        [0.5000, 0.5000]])
+""",
+    ),
+    "AM501": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.full((1, 64), 1.0); k = torch.tensor([[1.0] * 64, [0.5] * 64])   # head size 64
+>>> torch.softmax(q @ k.T, dim=-1).round(decimals=4)     # saturated: one key takes it all
+tensor([[1., 0.]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.full((1, 64), 1.0); k = torch.tensor([[1.0] * 64, [0.5] * 64])
+>>> torch.softmax(q @ k.T / 64 ** 0.5, dim=-1).round(decimals=4)
+tensor([[0.9820, 0.0180]])
+""",
+    ),
+    "AM502": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> dim, heads, dim_head = 512, 8, 64
+>>> q = torch.full((1, dim_head), 0.25); k = torch.tensor([[0.25] * dim_head, [0.0] * dim_head])
+>>> torch.softmax(q @ k.T * dim ** -0.5, dim=-1).round(decimals=4)   # too flat by √8
+tensor([[0.5441, 0.4559]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> dim, heads, dim_head = 512, 8, 64
+>>> q = torch.full((1, dim_head), 0.25); k = torch.tensor([[0.25] * dim_head, [0.0] * dim_head])
+>>> torch.softmax(q @ k.T * dim_head ** -0.5, dim=-1).round(decimals=4)
+tensor([[0.6225, 0.3775]])
+""",
+    ),
+    "AM503": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.full((1, 1, 4), 0.5); k = torch.tensor([[[0.5] * 4, [0.0] * 4]]); v = torch.eye(2)[None]
+>>> F.scaled_dot_product_attention(q, k, v, scale=4 ** 0.5)[0].round(decimals=4)
+tensor([[0.8808, 0.1192]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.full((1, 1, 4), 0.5); k = torch.tensor([[[0.5] * 4, [0.0] * 4]]); v = torch.eye(2)[None]
+>>> F.scaled_dot_product_attention(q, k, v, scale=1 / 4 ** 0.5)[0].round(decimals=4)
+tensor([[0.6225, 0.3775]])
+""",
+    ),
+    "AM601": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]
+>>> real = torch.tensor([[True, True, False]])
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=real[:, None, :, None])[0, 0]   # query 2: no key
+tensor([[0.3333, 0.3333, 0.3333],
+        [0.3333, 0.3333, 0.3333],
+        [0.0000, 0.0000, 0.0000]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]
+>>> real = torch.tensor([[True, True, False]])
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=real[:, None, None, :])[0, 0]
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM602": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3, 3)
+>>> real = torch.tensor([[True, True, False]])
+>>> allowed = real[:, :, None] & real[:, None, :]
+>>> torch.softmax(scores.masked_fill(~allowed, float('-inf')), dim=-1)[0]   # NaN row
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [   nan,    nan,    nan]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> scores = torch.zeros(1, 3, 3)
+>>> real = torch.tensor([[True, True, False]])
+>>> torch.softmax(scores.masked_fill(~real[:, None, :], float('-inf')), dim=-1)[0]
+tensor([[0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000],
+        [0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM701": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> padding = torch.tensor([[0, 0, 1]])     # 1 = padding, as integers
+>>> ~padding                                # not the real tokens: -1 and -2
+tensor([[-1, -1, -2]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> padding = torch.tensor([[False, False, True]])
+>>> ~padding
+tensor([[ True,  True, False]])
+""",
+    ),
+    "AM702": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> attention_mask = torch.tensor([[1, 1, 0]])     # Hugging Face: 1 = real token
+>>> ~attention_mask                              # nonzero everywhere: every key reads True
+tensor([[-2, -2, -1]])
+>>> (~attention_mask).bool()
+tensor([[True, True, True]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> attention_mask = torch.tensor([[1, 1, 0]])
+>>> attention_mask == 0                          # True = padding
+tensor([[False, False,  True]])
+""",
+    ),
+    "AM801": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> _ = torch.manual_seed(0)
+>>> mha = torch.nn.MultiheadAttention(4, 1)      # batch_first=False: reads [T, B, E]
+>>> x = torch.randn(2, 3, 4)                     # [B=2, T=3, E=4]
+>>> out, weights = mha(x, x, x)
+>>> tuple(weights.shape)                         # 3 'batches' of 2 tokens
+(3, 2, 2)
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> _ = torch.manual_seed(0)
+>>> mha = torch.nn.MultiheadAttention(4, 1, batch_first=True)
+>>> x = torch.randn(2, 3, 4)
+>>> out, weights = mha(x, x, x)
+>>> tuple(weights.shape)                         # 2 batches of 3 tokens
+(2, 3, 3)
+""",
+    ),
+    "AM802": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> B, H = 2, 2
+>>> padding = torch.tensor([[False, True], [False, False]])[:, None, :].expand(B, 2, 2)
+>>> tiled = padding.repeat(H, 1, 1)           # laid out h*B + b
+>>> [bool(tiled[b * H + h, 0, 1]) for b in range(B) for h in range(H)]   # batch 0 head 1 unmasked
+[True, False, True, False]
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> B, H = 2, 2
+>>> padding = torch.tensor([[False, True], [False, False]])[:, None, :].expand(B, 2, 2)
+>>> tiled = padding.repeat_interleave(H, dim=0)   # laid out b*H + h, as MHA reads it
+>>> [bool(tiled[b * H + h, 0, 1]) for b in range(B) for h in range(H)]
+[True, True, False, False]
+""",
+    ),
+}

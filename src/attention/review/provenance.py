@@ -1,0 +1,292 @@
+"""What a name holds and where it came from: the facts the rules reason about.
+
+The checker evaluates each expression of a function, in order, to one of the values below and
+keeps them per name, so a mask built on line 12 (``pad = ids == PAD``) is still known at the call
+on line 30 that receives it.  Every value remembers its :class:`Origin`, the expression that made
+it, which a finding quotes ("`pad` is True = padding (line 12: `ids == PAD`)").
+
+The conventions a Boolean (or 0/1) mask can have, as the package names them:
+
+* ``allowed``: True (or 1) = may attend (SDPA's ``attn_mask``, ``flex_attention``'s
+  ``mask_mod``, a Hugging Face ``attention_mask`` written as integers);
+* ``forbidden``: True = masked out (``nn.MultiheadAttention``, ``nn.Transformer*``,
+  ``masked_fill(mask, -inf)``);
+* an **additive** mask is a float added to the scores: 0 = keep, a large negative = forbid.
+
+A value whose meaning comes only from its name (a parameter called ``pad_mask``) is marked
+``by_name``: rules may warn about it, never report an error.
+
+>>> Triangle(lower=True, diagonal=0).describe()
+'True on and below the diagonal (tril)'
+>>> Triangle(lower=True, diagonal=0).complement() == Triangle(lower=False, diagonal=1)
+True
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Literal
+
+import libcst as cst
+
+__all__ = [
+    "CAUSAL",
+    "Const",
+    "Dtype",
+    "Embedded",
+    "KeyCat",
+    "Mask",
+    "Meaning",
+    "Module",
+    "Origin",
+    "Scale",
+    "Scores",
+    "Triangle",
+    "Value",
+    "Weights",
+    "mask_from_name",
+    "scale_from_name",
+]
+
+Meaning = Literal["allowed", "forbidden"]
+"""What True (or 1) means in a Boolean or 0/1 mask."""
+
+Dtype = Literal["bool", "int", "float"]
+
+HEAD_SIZE_NAMES = ("head_dim", "dim_head", "head_size", "d_head", "d_k", "dk", "hs", "head_dims")
+WIDTH_NAMES = (
+    "d_model",
+    "embed_dim",
+    "hidden_size",
+    "n_embd",
+    "dim",
+    "num_heads",
+    "n_head",
+    "n_heads",
+    "heads",
+    "hidden_dim",
+    "model_dim",
+    "width",
+    "embedding_dim",
+)
+
+
+@dataclass(frozen=True)
+class Origin:
+    """The expression a value came from: its node (for the line) and why it means what it means."""
+
+    node: cst.CSTNode
+    reason: str
+
+
+@dataclass(frozen=True)
+class Triangle:
+    """The set of (query i, key j) where a triangular mask is True: ``tril``/``triu`` at a diagonal.
+
+    ``tril(d)`` is True where ``j <= i + d``; ``triu(d)`` where ``j >= i + d``.
+    """
+
+    lower: bool
+    diagonal: int
+
+    def complement(self) -> Triangle:
+        """The set where the mask is False (``~tril(d)`` is ``triu(d + 1)``)."""
+        if self.lower:
+            return Triangle(lower=False, diagonal=self.diagonal + 1)
+        return Triangle(lower=True, diagonal=self.diagonal - 1)
+
+    def describe(self) -> str:
+        """Where the mask is True, in words."""
+        name = "tril" if self.lower else "triu"
+        if self.diagonal == 0:
+            where = "on and below" if self.lower else "on and above"
+            return f"True {where} the diagonal ({name})"
+        if not self.lower and self.diagonal == 1:
+            return "True above the diagonal: the future (triu, diagonal=1)"
+        if self.lower and self.diagonal == -1:
+            return "True below the diagonal only (tril, diagonal=-1)"
+        return f"True where {name}(diagonal={self.diagonal}) keeps"
+
+
+CAUSAL = Triangle(lower=True, diagonal=0)
+"""The allowed set of a causal mask: each query sees itself and the keys before it."""
+
+
+@dataclass(frozen=True)
+class Mask:
+    """A mask: Boolean / 0-1 (``kind="mask"``) or additive (``kind="additive"``).
+
+    ``meaning`` is what True means (None when unknown, as for a bare triangle, whose meaning
+    the receiving API decides); ``true_set`` the triangle where it is True.  ``key_padding``: one
+    entry per key, ``[B, S]``; ``key_last`` says the key axis is still the last one.
+    ``finfo_terms`` counts ``torch.finfo(...).min`` penalties summed into an additive mask.
+    """
+
+    kind: Literal["mask", "additive"]
+    origin: Origin
+    dtype: Dtype | None = None
+    meaning: Meaning | None = None
+    true_set: Triangle | None = None
+    key_padding: bool = False
+    key_last: bool = True
+    ndim: int | None = None
+    by_name: bool = False
+    hf: bool = False
+    finfo_terms: int = 0
+    repeated: Origin | None = None
+    query_and_key: Origin | None = None
+
+    def but(self, **changes: object) -> Mask:
+        """A copy with ``changes``."""
+        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def flipped(self, origin: Origin) -> Mask:
+        """The mask under ``~``: the other meaning, the complementary triangle."""
+        meaning: Meaning | None = None
+        if self.meaning == "allowed":
+            meaning = "forbidden"
+        elif self.meaning == "forbidden":
+            meaning = "allowed"
+        triangle = self.true_set.complement() if self.true_set is not None else None
+        return self.but(meaning=meaning, true_set=triangle, origin=origin, hf=False)
+
+    def says(self) -> str:
+        """What the mask holds, in words: "True = padding", "1 = real token (Hugging Face)"."""
+        if self.kind == "additive":
+            return "an additive mask (0 = keep, a large negative = forbid)"
+        if self.true_set is not None:
+            return self.true_set.describe()
+        one = "True" if self.dtype in (None, "bool") else "1"
+        if self.hf:
+            return f"{one} = real token, 0 = padding (a Hugging Face attention_mask)"
+        if self.meaning == "forbidden":
+            return f"{one} = padding / masked out" if self.key_padding else f"{one} = masked out"
+        if self.meaning == "allowed":
+            return f"{one} = real token / may attend" if self.key_padding else f"{one} = may attend"
+        return "a mask"
+
+
+@dataclass(frozen=True)
+class Const:
+    """A number: a literal, ``float("-inf")``, ``torch.finfo(...).min`` (``finfo=True``)."""
+
+    value: float
+    origin: Origin
+    finfo: bool = False
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Query-key scores ``q @ k.transpose(-2, -1)``; ``scaled`` once a scale was applied."""
+
+    origin: Origin
+    scaled: bool
+    ndim: int | None = None
+
+
+@dataclass(frozen=True)
+class Weights:
+    """A softmax over scores: attention weights; ``masked_at`` where a mask was applied to them."""
+
+    origin: Origin
+    masked_at: Origin | None = None
+
+
+@dataclass(frozen=True)
+class Scale:
+    """A scale factor.
+
+    ``width`` names the model width or head count it was built from; ``inverted`` means the
+    value is √d (a divisor), not 1/√d.
+    """
+
+    origin: Origin
+    width: str | None = None
+    inverted: bool = False
+
+
+@dataclass(frozen=True)
+class KeyCat:
+    """Keys concatenated with a cache (``torch.cat([past_k, k])``): more keys than queries."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Embedded:
+    """The output of an ``nn.Embedding`` of token ids ``[B, T]``: batch first, ``[B, T, E]``."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class Module:
+    """A constructed ``nn.MultiheadAttention`` or ``nn.Transformer*`` module."""
+
+    kind: str
+    batch_first: bool
+    origin: Origin
+
+
+Value = Mask | Const | Scores | Weights | Scale | KeyCat | Embedded | Module
+
+
+def _words(name: str) -> str:
+    return name.lower().lstrip("_")
+
+
+def mask_from_name(name: str, node: cst.CSTNode) -> Mask | None:
+    """What a name alone says about a mask (a warning's ground, never an error's).
+
+    >>> mask_from_name("src_key_padding_mask", cst.Name("m")).meaning
+    'forbidden'
+    >>> mask_from_name("attention_mask", cst.Name("m")).hf
+    True
+    """
+    word = _words(name)
+    if word in ("attention_mask", "attn_mask_hf") or word.endswith("attention_mask"):
+        return Mask(
+            "mask",
+            Origin(node, f"`{name}` by its name"),
+            dtype="int",
+            meaning="allowed",
+            key_padding=True,
+            ndim=2,
+            by_name=True,
+            hf=True,
+        )
+    if "padding_mask" in word or word in ("pad_mask", "padmask", "mask_pad", "pad"):
+        return Mask(
+            "mask",
+            Origin(node, f"`{name}` by its name"),
+            dtype="bool",
+            meaning="forbidden",
+            key_padding=True,
+            ndim=2,
+            by_name=True,
+        )
+    if word.endswith("forbidden") or word.startswith("forbidden"):
+        return Mask(
+            "mask", Origin(node, f"`{name}` by its name"), "bool", "forbidden", by_name=True
+        )
+    if word.endswith("allowed") or word.startswith("allowed"):
+        return Mask("mask", Origin(node, f"`{name}` by its name"), "bool", "allowed", by_name=True)
+    return None
+
+
+def scale_from_name(names: list[str]) -> str | None:
+    """The model-width name a scale is built from, if it names no head size.
+
+    >>> scale_from_name(["dim"])
+    'dim'
+    >>> scale_from_name(["dim_head"]) is None
+    True
+    """
+    words = [_words(name) for name in names]
+    if any(word in HEAD_SIZE_NAMES or "head_dim" in word for word in words):
+        return None
+    for word, name in zip(words, names, strict=True):
+        if word in WIDTH_NAMES:
+            return name
+    return None

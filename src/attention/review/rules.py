@@ -1,0 +1,519 @@
+"""Every rule of the checker as data, with its examples and its demonstration.
+
+A rule is a code, a name, a severity, the rows it rests on, a message, a fix, a wrong and a
+right example (the source of its test fixtures and of its site page), and a demonstration
+that runs the wrong code on torch next to the right one (:mod:`.demos`).
+
+Severity is ``error`` where the source alone proves the mistake, ``warning`` where the finding
+rests on a name (``pad_mask``, ``attention_mask``) or on a dtype the source does not show.  Codes
+are stable: a retired rule keeps its code unused.
+
+>>> RULES[0].code, RULES[0].severity
+('AM101', 'error')
+>>> by_code("AM202").fixable
+True
+"""
+
+# ruff: noqa: E501  (the examples are whole source files, kept as a reader would write them)
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from attention.review.demos import DEMOS
+
+__all__ = ["RULES", "Rule", "Severity", "by_code"]
+
+Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule of the checker.
+
+    ``message`` is the finding's headline; ``wrong`` / ``right`` are complete Python files
+    (``wrong`` gives exactly one finding of this rule, ``right`` none); ``demo_wrong`` /
+    ``demo_right`` are doctest texts that print what each does on torch.
+    """
+
+    code: str
+    name: str
+    severity: Severity
+    rows: tuple[str, ...]
+    summary: str
+    message: str
+    fix: str
+    wrong: str
+    right: str
+    fixable: bool = False
+
+    @property
+    def demo_wrong(self) -> str:
+        """The wrong example run on torch, as a doctest (``>>>`` lines and their output)."""
+        return DEMOS[self.code][0]
+
+    @property
+    def demo_right(self) -> str:
+        """The right example run on torch, as a doctest."""
+        return DEMOS[self.code][1]
+
+
+_SDPA_HEAD = "import torch\nimport torch.nn.functional as F\n\n"
+_MHA_CLASS = (
+    "from torch import nn\n\n\n"
+    "class Encoder(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.attn = nn.MultiheadAttention(16, 2, batch_first=True)\n\n"
+)
+_SCORES = "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "AM101",
+        "forbidden-mask-read-as-allowed",
+        "error",
+        ("sdpa.attn_mask.bool", "flex_attention.mask_mod", "mha.attn_mask.bool"),
+        "A mask that is True where attention is forbidden (padding, the future) goes where True "
+        "means may attend: every query reads exactly the keys it must not.",
+        "`{subject}` is True where attention is forbidden, but it is read as True = may attend",
+        "Flip it where it is passed (`~mask`), or build the allowed mask directly "
+        "(`ids != PAD`, `torch.tril(...)`); attention.conventions.forbidden_to_allowed converts.",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=future)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    causal = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=causal)\n",
+    ),
+    Rule(
+        "AM102",
+        "allowed-mask-read-as-forbidden",
+        "error",
+        (
+            "mha.key_padding_mask.bool",
+            "mha.attn_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool",
+        ),
+        "A mask that is True where attention is allowed (real tokens, the past) goes where True "
+        "means masked out (nn.MultiheadAttention, nn.Transformer*, masked_fill(mask, -inf)).",
+        "`{subject}` is True where attention is allowed, but it is read as True = masked out",
+        "Pass the forbidden mask (`ids == PAD`, `~allowed`); "
+        "attention.conventions.allowed_to_mha_key_padding_mask converts.",
+        _MHA_CLASS.replace("(self):", "(self):", 1)
+        + "    def forward(self, x, ids, pad_id):\n        real = ids != pad_id\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=real)\n        return out\n",
+        _MHA_CLASS + "    def forward(self, x, ids, pad_id):\n        padding = ids == pad_id\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=padding)\n        return out\n",
+    ),
+    Rule(
+        "AM103",
+        "hf-attention-mask-read-as-forbidden",
+        "warning",
+        ("mha.key_padding_mask.bool", "transformer_encoder_layer.src_key_padding_mask.bool"),
+        "A Hugging Face `attention_mask` (1 = real token, 0 = padding) goes where True means "
+        "masked out: only the padding is attended to.",
+        "`{subject}` looks like a Hugging Face attention_mask (1 = real token), read here as "
+        "True = masked out",
+        "Pass `attention_mask == 0` (True = padding).",
+        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=attention_mask)\n"
+        "        return out\n",
+        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=attention_mask == 0)\n"
+        "        return out\n",
+    ),
+    Rule(
+        "AM104",
+        "hf-attention-mask-as-bias-over-real-tokens",
+        "warning",
+        ("sdpa.attn_mask.float", "mha.attn_mask.float"),
+        "A Hugging Face `attention_mask` (1 = real token) is turned into a penalty or added as "
+        "is: the penalty lands on the real tokens, the padding stays readable.",
+        "`{subject}` looks like a Hugging Face attention_mask (1 = real token), turned into a "
+        "bias that penalises the real tokens",
+        "Penalise the padding: `(1 - attention_mask) * torch.finfo(dtype).min`, or convert with "
+        "attention.conventions.hf_attention_mask_to_allowed first.",
+        "import torch\n\n\ndef scores_with_padding(q, k, attention_mask):\n"
+        + _SCORES
+        + "    bias = attention_mask[:, None, None, :] * -10000.0\n"
+        "    return torch.softmax(scores + bias, dim=-1)\n",
+        "import torch\n\n\ndef scores_with_padding(q, k, attention_mask):\n"
+        + _SCORES
+        + "    bias = (1 - attention_mask[:, None, None, :]) * -10000.0\n"
+        "    return torch.softmax(scores + bias, dim=-1)\n",
+    ),
+    Rule(
+        "AM105",
+        "mask-name-says-the-other-convention",
+        "warning",
+        ("sdpa.attn_mask.bool", "mha.attn_mask.bool", "mha.key_padding_mask.bool"),
+        "A mask whose name says its convention (`key_padding_mask`, `pad_mask`: True = padding; "
+        "`allowed`: True = may attend) goes where the other convention is read.",
+        "`{subject}` is named as a mask of one convention and passed where the other is read",
+        "Convert where it is passed (`~key_padding_mask`), or rename it if the name is wrong.",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, key_padding_mask):\n"
+        "    allowed = ~key_padding_mask[:, None, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=key_padding_mask[:, None, None, :])\n",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, key_padding_mask):\n"
+        "    allowed = ~key_padding_mask[:, None, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+    ),
+    Rule(
+        "AM201",
+        "boolean-mask-used-as-additive",
+        "error",
+        ("sdpa.attn_mask.float", "sdpa.attn_mask.bool", "mha.attn_mask.float"),
+        "A Boolean mask turned into numbers (`.float()`, `.to(dtype)`) is added to the scores: "
+        "1.0 and 0.0 shift them a little and forbid nothing.",
+        "`{subject}` holds 0.0 / 1.0 from a Boolean mask and is added to the scores",
+        "Pass the Boolean mask itself, or build an additive one: "
+        "`torch.zeros_like(scores).masked_fill(~allowed, float('-inf'))` "
+        "(attention.conventions.allowed_to_additive).",
+        "import torch\n\n\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    causal = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores + causal.float(), dim=-1)\n    return weights @ v\n",
+        "import torch\n\n\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    causal = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores.masked_fill(~causal, float('-inf')), dim=-1)\n"
+        "    return weights @ v\n",
+    ),
+    Rule(
+        "AM202",
+        "fill-overflows-float16",
+        "warning",
+        ("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
+        "A finite fill such as -1e9 is beyond float16's range (65504): masked_fill raises "
+        "there, and an additive mask overflows to -inf (NaN for a row with no allowed key).",
+        "`{subject}` does not fit in float16; under autocast or .half() this fill fails",
+        "Use the dtype's own limit, `torch.finfo(scores.dtype).min` (`--fix` rewrites it), or "
+        "float('-inf') with a guard for rows with no allowed key.",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, -1e9)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        fixable=True,
+    ),
+    Rule(
+        "AM203",
+        "fill-does-not-zero-the-weight",
+        "warning",
+        ("sdpa.attn_mask.float",),
+        "A masked score is filled with a value that is not very negative (0, -1): its key keeps a "
+        "weight comparable to the others.",
+        "`{subject}` as a fill leaves the masked keys a real weight",
+        "Fill with float('-inf') or torch.finfo(scores.dtype).min.",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, 0)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, float('-inf'))\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM204",
+        "finfo-min-added-twice",
+        "error",
+        ("sdpa.fully_masked_row.additive", "softmax.all_neg_inf_row", "sdpa.attn_mask.masked_nan"),
+        "Two additive masks that each hold torch.finfo(dtype).min are added: where both forbid, "
+        "the sum overflows to -inf, and a row that is all -inf gives NaN or a wrong weight.",
+        "`{subject}` adds two masks that each hold torch.finfo(dtype).min",
+        "Combine the Boolean masks first (`causal | padding`), then fill once; or clamp the sum "
+        "with `.clamp(min=torch.finfo(dtype).min)`.",
+        "import torch\n\n\ndef additive_masks(causal_forbidden, padding_forbidden, dtype):\n"
+        "    low = torch.finfo(dtype).min\n"
+        "    causal = torch.zeros(causal_forbidden.shape, dtype=dtype).masked_fill(causal_forbidden, low)\n"
+        "    padding = torch.zeros(padding_forbidden.shape, dtype=dtype).masked_fill(padding_forbidden, low)\n"
+        "    return causal + padding\n",
+        "import torch\n\n\ndef additive_masks(causal_forbidden, padding_forbidden, dtype):\n"
+        "    forbidden = causal_forbidden | padding_forbidden\n"
+        "    return torch.zeros(forbidden.shape, dtype=dtype).masked_fill(forbidden, torch.finfo(dtype).min)\n",
+    ),
+    Rule(
+        "AM301",
+        "is-causal-with-attn-mask",
+        "error",
+        ("sdpa.is_causal_with_attn_mask", "sdpa.is_causal_with_attn_mask.math"),
+        "is_causal=True together with an attn_mask: SDPA raises on some releases and backends, "
+        "and where it does not, one of the two is not applied.",
+        "`{subject}` is passed together with an attn_mask",
+        "Pass one: fold the causal triangle into the mask (`allowed & torch.tril(...)`) and drop "
+        "is_causal, or drop the mask.",
+        _SDPA_HEAD + "\ndef attend(q, k, v, allowed):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v, allowed):\n"
+        "    causal = torch.tril(torch.ones(q.size(-2), k.size(-2), dtype=torch.bool))\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed & causal)\n",
+    ),
+    Rule(
+        "AM302",
+        "is-causal-on-a-decode-step",
+        "error",
+        (
+            "sdpa.is_causal.alignment",
+            "sdpa.is_causal.decode_step",
+            "bias.causal_lower_right.alignment",
+        ),
+        "is_causal=True with fewer queries than keys (a decode step with a KV cache): SDPA's "
+        "triangle is aligned to the top left, so the new query sees key 0 only.",
+        "`{subject}` with keys longer than the queries (a cache was prepended)",
+        "A single new query may see every cached key: drop is_causal for L = 1, or pass "
+        "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask.",
+        _SDPA_HEAD + "\ndef decode_step(q, k, v, past_k, past_v):\n"
+        "    k = torch.cat([past_k, k], dim=-2)\n    v = torch.cat([past_v, v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef decode_step(q, k, v, past_k, past_v):\n"
+        "    k = torch.cat([past_k, k], dim=-2)\n    v = torch.cat([past_v, v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v)  # one new query sees every key\n",
+    ),
+    Rule(
+        "AM303",
+        "causal-mask-wrong-triangle",
+        "error",
+        (
+            "transformer.generate_square_subsequent_mask",
+            "sdpa.attn_mask.bool",
+            "sdpa.fully_masked_row",
+        ),
+        "A causal mask with the wrong orientation or diagonal: queries see the next token, or "
+        "not themselves (then the first row has no allowed key).",
+        "`{subject}` is a triangle that is not the causal one as this API reads it",
+        "Allowed = `torch.tril(ones)` (diagonal 0); forbidden = `torch.triu(ones, diagonal=1)`.",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    allowed = torch.tril(torch.ones(L, L, dtype=torch.bool), diagonal=-1)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    allowed = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+    ),
+    Rule(
+        "AM401",
+        "mask-after-softmax",
+        "error",
+        (),
+        "The mask is applied to the weights after the softmax and they are not renormalised: "
+        "each row then sums to less than 1.",
+        "`{subject}` masks the attention weights after the softmax",
+        "Mask the scores before the softmax (`scores.masked_fill(~allowed, float('-inf'))`), or "
+        "divide by the row sums afterwards.",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores, dim=-1)\n    weights = weights * allowed\n"
+        "    return weights @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(~allowed, float('-inf'))\n"
+        "    weights = torch.softmax(scores, dim=-1)\n    return weights @ v\n",
+    ),
+    Rule(
+        "AM402",
+        "softmax-over-the-query-axis",
+        "error",
+        (),
+        "The softmax over q @ kᵀ runs along an axis that is not the key axis (the last one): "
+        "the weights of each query no longer sum to 1.",
+        "`{subject}` is not the key axis of the scores",
+        "`softmax(scores, dim=-1)`.",
+        "import torch\n\n\ndef attend(q, k, v):\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores, dim=-2)\n    return weights @ v\n",
+        "import torch\n\n\ndef attend(q, k, v):\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores, dim=-1)\n    return weights @ v\n",
+    ),
+    Rule(
+        "AM501",
+        "missing-scale",
+        "warning",
+        ("sdpa.scale.default", "mha.scale.default"),
+        "The scores reach the softmax unscaled: with a head size of 64 the softmax saturates "
+        "(a warning: the scale may be folded into the projection weights).",
+        "`{subject}` takes scores that were never scaled",
+        "Divide by √(head size): `scores / math.sqrt(q.size(-1))`, as SDPA does by default.",
+        "import torch\n\n\ndef attend(q, k, v):\n    scores = q @ k.transpose(-2, -1)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import math\n\nimport torch\n\n\ndef attend(q, k, v):\n"
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM502",
+        "scale-from-model-width",
+        "warning",
+        ("sdpa.scale.default", "mha.scale.default"),
+        "The scale is built from the model width or the head count instead of the head size "
+        "(by the names it uses): the softmax is too flat by √num_heads.",
+        "`{subject}` scales by a model width or head count, not the head size",
+        "Use the head size: `dim_head ** -0.5` (= (d_model // num_heads) ** -0.5).",
+        "import torch\nfrom torch import nn\n\n\nclass Attention(nn.Module):\n"
+        "    def __init__(self, dim, heads=8, dim_head=64):\n        super().__init__()\n"
+        "        self.heads = heads\n        self.scale = dim ** -0.5\n\n"
+        "    def forward(self, q, k, v):\n"
+        "        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale\n"
+        "        return dots.softmax(dim=-1) @ v\n",
+        "import torch\nfrom torch import nn\n\n\nclass Attention(nn.Module):\n"
+        "    def __init__(self, dim, heads=8, dim_head=64):\n        super().__init__()\n"
+        "        self.heads = heads\n        self.scale = dim_head ** -0.5\n\n"
+        "    def forward(self, q, k, v):\n"
+        "        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale\n"
+        "        return dots.softmax(dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM503",
+        "scale-inverted",
+        "error",
+        ("sdpa.scale.default",),
+        "The scores are multiplied by √d (or divided by 1/√d) instead of divided by it: the "
+        "softmax sharpens instead of being tempered.",
+        "`{subject}` is √d where the scale is 1/√d",
+        "`scale=1 / math.sqrt(head_size)`; or leave scale=None (SDPA's default).",
+        "import math\n\nimport torch.nn.functional as F\n\n\ndef attend(q, k, v):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, scale=math.sqrt(q.size(-1)))\n",
+        "import math\n\nimport torch.nn.functional as F\n\n\ndef attend(q, k, v):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(q.size(-1)))\n",
+    ),
+    Rule(
+        "AM601",
+        "padding-mask-on-the-query-axis",
+        "error",
+        (
+            "sdpa.fully_masked_row",
+            "mha.fully_masked_row.need_weights_true",
+            "softmax.all_neg_inf_row",
+        ),
+        "A key-padding mask [B, S] is broadcast along the query axis ([B, 1, S, 1]) instead of "
+        "the key axis: padded queries lose every key, real queries read the padding.",
+        "`{subject}` puts the key-padding axis on the query axis",
+        "Index so the key axis stays last: `mask[:, None, None, :]` ([B, 1, 1, S]).",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    allowed = (ids != pad_id)[:, None, :, None]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    allowed = (ids != pad_id)[:, None, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+    ),
+    Rule(
+        "AM602",
+        "padded-queries-have-no-key",
+        "warning",
+        (
+            "sdpa.fully_masked_row",
+            "softmax.all_neg_inf_row",
+            "mha.fully_masked_row.need_weights_true",
+            "sdpa.fully_masked_row.grad",
+        ),
+        "A padding mask is applied on the query axis as well as the key axis: a padded query's "
+        "row has no allowed key, and what the API returns for it (NaN, zeros) is not defined by "
+        "the mask.",
+        "`{subject}` leaves padded queries' rows with no allowed key",
+        "Mask keys only (`real[:, None, :]`) and drop padded queries from the loss, or give each "
+        "row at least one key.",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    real = ids != pad_id\n    allowed = real[:, :, None] & real[:, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed[:, None])\n",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    real = ids != pad_id\n    allowed = real[:, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed[:, None])\n",
+    ),
+    Rule(
+        "AM701",
+        "invert-a-non-boolean-mask",
+        "error",
+        ("sdpa.attn_mask.bool", "mha.key_padding_mask.bool"),
+        "`~` on an integer or float mask is a bitwise not: ~1 is -2 and ~0 is -1, both nonzero "
+        "(True), so the 'inverted' mask is True everywhere (float raises).",
+        "`{subject}` inverts a mask that is not Boolean",
+        "Compare instead (`mask == 0`), or convert first (`~mask.bool()`).",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    padding = (ids == pad_id).long()\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~padding)\n",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    padding = ids == pad_id\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~padding)\n",
+    ),
+    Rule(
+        "AM702",
+        "invert-a-hf-attention-mask",
+        "warning",
+        ("mha.key_padding_mask.bool",),
+        "`~attention_mask` on a Hugging Face mask (integers 1 / 0): -2 / -1, True everywhere once "
+        "read as Boolean.",
+        "`{subject}` inverts what looks like an integer Hugging Face attention_mask",
+        "`attention_mask == 0` (True = padding).",
+        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=~attention_mask)\n"
+        "        return out\n",
+        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
+        "        out, _ = self.attn(x, x, x, key_padding_mask=attention_mask == 0)\n"
+        "        return out\n",
+    ),
+    Rule(
+        "AM801",
+        "multihead-attention-batch-first-mismatch",
+        "warning",
+        ("mha.attn_mask.bool",),
+        "nn.MultiheadAttention (or an nn.Transformer layer) built without batch_first=True reads "
+        "[T, B, E] and is given [B, T, E] (an embedding of token ids), or the reverse: no error, "
+        "the batch is attended as the sequence.",
+        "`{subject}` has the batch first, the module reads the sequence first",
+        "Build the module with batch_first=True, or transpose the input to [T, B, E].",
+        "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
+        "    def __init__(self, vocab, dim):\n        super().__init__()\n"
+        "        self.embed = nn.Embedding(vocab, dim)\n"
+        "        self.attn = nn.MultiheadAttention(dim, 4)\n\n"
+        "    def forward(self, ids):\n        x = self.embed(ids)\n"
+        "        out, _ = self.attn(x, x, x)\n        return out\n",
+        "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
+        "    def __init__(self, vocab, dim):\n        super().__init__()\n"
+        "        self.embed = nn.Embedding(vocab, dim)\n"
+        "        self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)\n\n"
+        "    def forward(self, ids):\n        x = self.embed(ids)\n"
+        "        out, _ = self.attn(x, x, x)\n        return out\n",
+    ),
+    Rule(
+        "AM802",
+        "multihead-attn-mask-tiled-with-repeat",
+        "error",
+        ("mha.attn_mask.bool",),
+        "A [B, L, S] mask is tiled for the heads with repeat(H, 1, 1): nn.MultiheadAttention reads "
+        "entry b·H + h, repeat lays out h·B + b, so heads get other batch items' masks.",
+        "`{subject}` is tiled with repeat, not repeat_interleave",
+        "`mask.repeat_interleave(num_heads, dim=0)` (attention.conventions.allowed_to_mha_attn_mask "
+        "does this).",
+        "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
+        "    def __init__(self, dim, heads):\n        super().__init__()\n"
+        "        self.heads = heads\n"
+        "        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)\n\n"
+        "    def forward(self, x, ids, pad_id):\n"
+        "        padding = (ids == pad_id)[:, None, :].expand(-1, ids.size(1), -1)\n"
+        "        out, _ = self.attn(x, x, x, attn_mask=padding.repeat(self.heads, 1, 1))\n"
+        "        return out\n",
+        "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
+        "    def __init__(self, dim, heads):\n        super().__init__()\n"
+        "        self.heads = heads\n"
+        "        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)\n\n"
+        "    def forward(self, x, ids, pad_id):\n"
+        "        padding = (ids == pad_id)[:, None, :].expand(-1, ids.size(1), -1)\n"
+        "        out, _ = self.attn(x, x, x, attn_mask=padding.repeat_interleave(self.heads, dim=0))\n"
+        "        return out\n",
+    ),
+)
+
+_BY_CODE = {rule.code: rule for rule in RULES}
+
+
+def by_code(code: str) -> Rule:
+    """The rule ``code`` (``AM101``); KeyError names the known codes otherwise."""
+    try:
+        return _BY_CODE[code]
+    except KeyError:
+        raise KeyError(f"no rule {code!r}; the rules are {', '.join(_BY_CODE)}") from None
