@@ -34,4 +34,6 @@ def pytest_configure(config: Any) -> None:
     if mode:
         from attention.review.pytest_plugin import WatchPlugin
 
-        config.pluginmanager.register(WatchPlugin(strict=mode == "strict"), "attention-watch")
+        config.pluginmanager.register(
+            WatchPlugin(strict=mode == "strict"), "attention-watch-session"
+        )

@@ -804,8 +804,21 @@ class Watch:
             if item.code not in self.ignore:
                 self._report(item)
 
+    def _returns(self, item: _Seen) -> str | None:
+        if item.code not in ("AW202", "AW203"):
+            return None
+        try:
+            return _returns(item.returns_row)
+        except Exception as error:
+            self.errors.append(f"the claims could not be read: {error}")
+            return None
+
     def _report(self, item: _Seen) -> None:
-        known = known_rows()
+        try:
+            known = known_rows()
+        except Exception as error:  # a claims file being edited: cite the rows as they are
+            self.errors.append(f"the claims could not be read: {error}")
+            known = frozenset(item.rows)
         rows = tuple(row for row in item.rows if row in known) or item.rows[:1]
         finding = Finding(
             code=item.code,
@@ -816,7 +829,7 @@ class Watch:
                 row_url(row, base_url=self.base_url, version=self.version, language=self.language)
                 for row in rows
             ),
-            returns=_returns(item.returns_row) if item.code in ("AW202", "AW203") else None,
+            returns=self._returns(item),
             location=_caller(),
         )
         self.findings.append(finding)

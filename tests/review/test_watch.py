@@ -1,0 +1,352 @@
+"""The runtime watch: each rule fires on a real call and stays silent on the correct look-alike."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.nn.attention.flex_attention import create_block_mask, flex_attention
+
+import attention.review
+from attention.review import watch as watch_module
+from attention.review.links import known_rows, row_url
+from attention.review.watch import Watch, measure_overhead, watch
+from attention.review.watch_rules import RULES, AttentionWatchError, AttentionWatchWarning
+
+# rows the lead is adding to the table; every other row a rule names must exist
+BEING_ADDED = {"sdpa.is_causal.decode_step", "sdpa.attn_mask.float32.low_precision"}
+
+
+def qkv(batch: int = 2, heads: int = 2, length: int = 4, dim: int = 8, **kw: object) -> Tensor:
+    return torch.randn(batch, heads, length, dim, **kw)  # type: ignore[call-overload]
+
+
+def sdpa(
+    mask: Tensor | None = None,
+    *,
+    dtype: torch.dtype = torch.float32,
+    length_k: int = 4,
+    **kw: object,
+) -> Callable[[], object]:
+    q = qkv(dtype=dtype)
+    k = qkv(length=length_k, dtype=dtype)
+    return lambda: F.scaled_dot_product_attention(q, k, k, attn_mask=mask, **kw)  # type: ignore[arg-type]
+
+
+def tril(length: int = 4) -> Tensor:
+    return torch.ones(length, length, dtype=torch.bool).tril()
+
+
+def padding_sdpa(hide_item: bool) -> Tensor:
+    allowed = torch.ones(2, 1, 1, 4, dtype=torch.bool)  # [B, 1, 1, S]: True = real token
+    allowed[1, ..., 2:] = False
+    if hide_item:
+        allowed[1] = False
+    return allowed
+
+
+def row_masked(bool_mask: bool) -> Tensor:
+    allowed = tril()
+    allowed[2] = False if bool_mask else allowed[2]
+    if bool_mask:
+        return allowed
+    additive = torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))
+    additive[2] = float("-inf")
+    return additive
+
+
+def additive(value: float, where: tuple[int, int] = (0, 1)) -> Tensor:
+    mask = torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))
+    mask[where] = value
+    return mask
+
+
+MHA = nn.MultiheadAttention(8, 2, batch_first=True)
+X = torch.randn(2, 4, 8)
+
+
+def mha(**kw: object) -> Callable[[], object]:
+    return lambda: MHA.train()(X, X, X, **kw)
+
+
+def mha_fast(**kw: object) -> Callable[[], object]:
+    def call() -> object:
+        with torch.no_grad():
+            return MHA.eval()(X, X, X, need_weights=False, **kw)
+
+    return call
+
+
+def encoder(nested: bool, training: bool = False, **kw: object) -> Callable[[], object]:
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+    model = nn.TransformerEncoder(layer, 2, enable_nested_tensor=nested).train(training)
+
+    def call() -> object:
+        with torch.no_grad(), warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "The PyTorch API of nested tensors")
+            return model(X, **kw)
+
+    return call
+
+
+def padding(hide_item: bool) -> Tensor:
+    forbidden = torch.tensor([[False] * 4, [False, False, True, True]])  # True = padding
+    if hide_item:
+        forbidden[1] = True
+    return forbidden
+
+
+def flex(mask_mod: Callable[..., Tensor], length: int = 128) -> Callable[[], object]:
+    block_mask = create_block_mask(mask_mod, 1, 1, length, length, device="cpu")
+    q = torch.randn(1, 1, length, 16)
+
+    def call() -> object:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "flex_attention called without torch.compile")
+            return flex_attention(q, q, q, block_mask=block_mask)
+
+    return call
+
+
+def causal_mod(b: Tensor, h: Tensor, q: Tensor, k: Tensor) -> Tensor:
+    return q >= k
+
+
+def future_mod(b: Tensor, h: Tensor, q: Tensor, k: Tensor) -> Tensor:
+    return q < k
+
+
+def lonely_mod(b: Tensor, h: Tensor, q: Tensor, k: Tensor) -> Tensor:
+    return (q >= k) & (q != 5)
+
+
+# (rule, wrong call, its correct look-alike)
+CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
+    "sdpa future triangle": ("AW201", sdpa(tril().logical_not()), sdpa(tril())),
+    "sdpa no own key": (
+        "AW201",
+        sdpa(~torch.eye(4, dtype=torch.bool)),
+        sdpa(torch.eye(4, dtype=torch.bool)),
+    ),
+    "sdpa future, L < S": (
+        "AW201",
+        sdpa(torch.ones(4, 6, dtype=torch.bool).triu(3), length_k=6),
+        sdpa(torch.ones(4, 6, dtype=torch.bool).tril(2), length_k=6),
+    ),
+    "mha causal for sdpa": ("AW201", mha(attn_mask=tril()), mha(attn_mask=~tril())),
+    "flex future": ("AW201", flex(future_mod), flex(causal_mod)),
+    "sdpa empty row": ("AW202", sdpa(row_masked(True)), sdpa(tril())),
+    "sdpa empty additive row": ("AW202", sdpa(row_masked(False)), sdpa(additive(0.0, (0, 0)))),
+    "mha fast empty row": (
+        "AW202",
+        mha_fast(attn_mask=~row_masked(True)),
+        mha_fast(attn_mask=~tril()),
+    ),
+    "flex empty row": ("AW202", flex(lonely_mod), flex(causal_mod)),
+    "flex empty block": ("AW202", flex(lonely_mod, length=256), flex(causal_mod, length=256)),
+    "sdpa padding hides item": ("AW203", sdpa(padding_sdpa(True)), sdpa(padding_sdpa(False))),
+    "mha padding hides item": (
+        "AW203",
+        mha(key_padding_mask=padding(True)),
+        mha(key_padding_mask=padding(False)),
+    ),
+    "mha fast padding": (
+        "AW203",
+        mha_fast(key_padding_mask=padding(True)),
+        mha_fast(key_padding_mask=padding(False)),
+    ),
+    "encoder nested": (
+        "AW203",
+        encoder(True, src_key_padding_mask=padding(True)),
+        encoder(True, src_key_padding_mask=padding(False)),
+    ),
+    "encoder fused": (
+        "AW203",
+        encoder(False, src_key_padding_mask=padding(True)),
+        encoder(False, src_key_padding_mask=padding(False)),
+    ),
+    "encoder training": (
+        "AW203",
+        encoder(False, True, src_key_padding_mask=padding(True)),
+        encoder(False, True, src_key_padding_mask=padding(False)),
+    ),
+    "bool turned float": (
+        "AW204",
+        sdpa(tril().float()),
+        sdpa(torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))),
+    ),
+    "positive bias": ("AW204", sdpa(additive(0.5)), sdpa(additive(-0.5))),
+    "nan in mask": ("AW205", sdpa(additive(float("nan"))), sdpa(additive(float("-inf")))),
+    "+inf in mask": ("AW205", sdpa(additive(float("inf"))), sdpa(additive(-1e4))),
+    "-1e9 float32 for float16": (
+        "AW206",
+        sdpa(additive(-1e9), dtype=torch.float16),
+        sdpa(additive(-1e9).half(), dtype=torch.float16),
+    ),
+    "finfo.min float32 for bfloat16": (
+        "AW206",
+        sdpa(additive(torch.finfo(torch.float32).min), dtype=torch.bfloat16),
+        sdpa(additive(torch.finfo(torch.bfloat16).min).bfloat16(), dtype=torch.bfloat16),
+    ),
+    "two finfo.min summed": (
+        "AW206",
+        sdpa(additive(2 * torch.finfo(torch.float16).min), dtype=torch.float16),
+        sdpa(additive(torch.finfo(torch.float16).min), dtype=torch.float16),
+    ),
+    "is_causal decode step": ("AW207", sdpa(length_k=6, is_causal=True), sdpa(is_causal=True)),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_each_rule_reports_a_real_call_and_not_its_correct_look_alike(case: str) -> None:
+    code, wrong, right = CASES[case]
+    with pytest.warns(RULES[code].warning) as caught, watch() as seen:
+        wrong()
+    assert {finding.code for finding in seen.findings} == {code}, [str(f) for f in seen.findings]
+    assert all(issubclass(w.category, AttentionWatchWarning) for w in caught)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AttentionWatchWarning)
+        with watch() as quiet:
+            right()
+    assert quiet.findings == [], [str(f) for f in quiet.findings]
+    assert seen.errors == quiet.errors == []
+
+
+def test_a_finding_names_the_batch_item_the_row_and_the_result_on_this_release() -> None:
+    with watch(warn=False) as seen:
+        mha(key_padding_mask=padding(True))()
+        sdpa(row_masked(True))()
+    hidden, empty = seen.findings
+    assert "batch item 1" in hidden.seen
+    assert "[2, 4]" in hidden.seen
+    assert "returns NaN" in (hidden.returns or "")  # need_weights=True: the module's own softmax
+    assert "query 2" in empty.seen
+    assert "returns a row of zeros" in (empty.returns or "")
+    assert empty.location is not None
+    assert empty.location.startswith(__file__)
+    assert empty.urls == (row_url("sdpa.fully_masked_row"),)
+
+
+def test_what_a_row_returns_is_read_from_the_claims_for_the_installed_release(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(
+        watch_module, "_expected_on_this_release", lambda: {"sdpa.fully_masked_row": "nan"}
+    )
+    with watch(warn=False) as seen:
+        sdpa(row_masked(True))()
+    assert "returns NaN" in (seen.findings[0].returns or "")
+
+
+def test_strict_raises_before_the_call_runs() -> None:
+    with pytest.raises(AttentionWatchError, match="AW201") as raised, watch(strict=True):
+        sdpa(tril().logical_not())()
+    assert raised.value.finding.code == "AW201"  # type: ignore[attr-defined]
+
+
+def test_the_package_attribute_and_the_module_both_start_a_watch() -> None:
+    assert isinstance(attention.review.watch(warn=False), Watch)
+    assert isinstance(watch_module(warn=False), Watch)  # type: ignore[operator]
+
+
+def test_ignore_silences_one_rule_and_refuses_unknown_codes() -> None:
+    with watch(ignore=("AW201",)) as seen:
+        sdpa(~torch.eye(4, dtype=torch.bool))()
+    assert seen.findings == []
+    with pytest.raises(ValueError, match="AW999"):
+        watch(ignore=("AW999",))
+
+
+def nan_equal(a: Tensor, b: Tensor) -> bool:
+    return bool(torch.equal(a.isnan(), b.isnan()) and torch.equal(a.nan_to_num(), b.nan_to_num()))
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        sdpa(row_masked(True)),
+        mha(key_padding_mask=padding(True)),
+        mha_fast(attn_mask=~row_masked(True)),  # NaN on the fused path, zeros off it
+        encoder(False, src_key_padding_mask=padding(True)),
+        encoder(True, src_key_padding_mask=padding(False)),
+        flex(lonely_mod),
+    ],
+)
+def test_results_are_those_of_an_unwatched_call(call: Callable[[], object]) -> None:
+    def first(out: object) -> Tensor:
+        tensor = out[0] if isinstance(out, tuple) else out
+        assert isinstance(tensor, Tensor)
+        return tensor.to_padded_tensor(0.0) if tensor.is_nested else tensor
+
+    torch.manual_seed(0)
+    plain = first(call())
+    with watch(warn=False):
+        watched = first(call())
+    assert nan_equal(plain, watched)
+
+
+def test_the_fused_path_still_runs_watched_and_torch_is_restored_after() -> None:
+    original = torch.overrides.has_torch_function
+    with watch(warn=False) as seen:
+        mha_fast(attn_mask=~row_masked(True))()
+        assert torch.overrides.has_torch_function is not original
+    assert seen.findings[0].rows == ("mha.fully_masked_row.fast_path",)
+    out, _ = mha_fast(attn_mask=~row_masked(True))()  # type: ignore[misc]
+    assert out[0, 2].isnan().all()  # the row's NaN: the fused path ran
+    assert torch.overrides.has_torch_function is original
+
+
+def test_nested_watches_report_a_call_once_and_the_checks_do_not_recurse() -> None:
+    with watch(warn=False) as outer:
+        with watch(warn=False) as inner:
+            sdpa(tril().logical_not())()
+        sdpa(tril().logical_not())()
+    assert [f.code for f in inner.findings] == ["AW201"]
+    assert [f.code for f in outer.findings] == ["AW201"]
+
+
+def test_a_check_that_cannot_read_its_input_never_breaks_the_call(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def broken(*args: object) -> list[object]:
+        raise RuntimeError("cannot read this mask")
+
+    monkeypatch.setitem(watch_module._CHECKS, F.scaled_dot_product_attention, broken)
+    with watch() as seen:
+        out = sdpa(tril())()
+    assert isinstance(out, Tensor)
+    assert seen.errors == ["RuntimeError: cannot read this mask"]
+
+
+def test_every_rule_rests_on_rows_of_the_table() -> None:
+    for rule in RULES.values():
+        assert set(rule.rows) - known_rows() <= BEING_ADDED, rule.code
+        assert rule.code.startswith("AW2")
+        assert rule.name
+        assert rule.message
+        assert rule.fix
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_finding_cites_only_rows_its_rule_rests_on(case: str) -> None:
+    code, wrong, _ = CASES[case]
+    with watch(warn=False) as seen:
+        wrong()
+    for finding in seen.findings:
+        assert finding.rows
+        assert set(finding.rows) <= set(RULES[code].rows)
+
+
+def test_the_overhead_measurement_runs() -> None:
+    overhead = measure_overhead(
+        rounds=1, min_run_time=0.01, layers=1, d_model=8, heads=2, batch=2, length=4
+    )
+    record = overhead.as_json()
+    assert set(overhead.ratios) == {"inference", "training"}
+    assert overhead.ratio > 0
+    assert record["ratio"] == overhead.ratio
+    assert record["target"] == 1.10
