@@ -287,6 +287,9 @@ def bench(session: nox.Session) -> None:
     _install(session, "test")
     record = ROOT / "docs" / "_data" / "benchmark.json"
     session.run("python", "-m", "attention.benchmark", "--out", str(record), *session.posargs)
+    # the runtime watch's overhead on a small Transformer encoder's forward pass (goal: <= 1.10)
+    watch_record = ROOT / "docs" / "_data" / "watch-benchmark.json"
+    session.run("python", "-m", "attention.review.watch", "--out", str(watch_record))
 
 
 # -- documentation site -------------------------------------------------------------------------
