@@ -596,7 +596,7 @@ class _Checker:
                 if isinstance(this, Scores):
                     self.scale_check(other, other_node, divide=False)
                     return Scores(this.origin, scaled=True, ndim=this.ndim)
-                if isinstance(this, Weights) and isinstance(other, Mask):
+                if isinstance(this, Weights) and isinstance(other, Mask) and not other.by_name:
                     return self.after_softmax(this, node, other)
                 if isinstance(this, Mask) and isinstance(other, Const):
                     return self.penalty(this, other, node)
@@ -748,7 +748,8 @@ class _Checker:
             return None
         if qualified in OWN_SDPA:
             arg, value = _argument(node, values, 3, "allowed")
-            if arg is not None and isinstance(value, Mask):
+            # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
+            if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
                 self.allowed_sink(value, arg, "attention.scaled_dot_product_attention(allowed=…)")
             return None
         if qualified == MHA_FORWARD:
@@ -1222,6 +1223,7 @@ class _Checker:
         if mask.dtype == "float" and mask.hf and not mask.by_name:
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM104")
+        self.layout_check(mask, node, reads)
 
     def polarity_forbidden(self, mask: Mask, node: cst.CSTNode, reads: str, hf_code: str) -> None:
         if mask.true_set is not None:

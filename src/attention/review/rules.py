@@ -307,7 +307,8 @@ RULES: tuple[Rule, ...] = (
         "divide by the row sums afterwards.",
         "import torch\n\n\ndef attend(q, k, v, allowed):\n"
         + _SCORES
-        + "    weights = torch.softmax(scores, dim=-1)\n    weights = weights * allowed\n"
+        + "    weights = torch.softmax(scores, dim=-1)\n"
+        "    weights = weights.masked_fill(~allowed, 0.0)\n"
         "    return weights @ v\n",
         "import torch\n\n\ndef attend(q, k, v, allowed):\n"
         + _SCORES
