@@ -110,3 +110,20 @@ def test_demo_runs_on_the_installed_torch(rule, which) -> None:
 def test_by_code_names_the_codes_when_unknown() -> None:
     with pytest.raises(KeyError, match="AM101"):
         by_code("AM999")
+
+
+NAME_ONLY = """\
+import torch.nn.functional as F
+
+
+def attend(q, k, v, key_padding_mask, attention_mask):
+    a = F.scaled_dot_product_attention(q, k, v, attn_mask=key_padding_mask[:, None, :, None])
+    b = F.scaled_dot_product_attention(q, k, v, attn_mask=~attention_mask[:, None, :, None])
+    return a, b
+"""
+
+
+def test_masks_known_only_by_name_give_warnings_only() -> None:
+    findings = check_source(NAME_ONLY)
+    assert findings, "the names say the conventions: there is something to warn about"
+    assert {by_code(f.code).severity for f in findings} == {"warning"}
