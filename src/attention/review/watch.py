@@ -950,6 +950,26 @@ class WatchOverhead:
         }
 
 
+def _interleaved(
+    plain_run: Callable[[], object],
+    watched_run: Callable[[], object],
+    rounds: int,
+    min_run_time: float,
+) -> list[tuple[float, float]]:
+    """(unwatched, watched) seconds per round, which one goes first alternating."""
+    from torch.utils.benchmark import Timer
+
+    plain = Timer("run()", globals={"run": plain_run})
+    seen = Timer("run()", globals={"run": watched_run})
+    plain_run(), watched_run()  # warm-up
+    runs = []
+    for round_number in range(rounds):
+        order = (plain, seen) if round_number % 2 == 0 else (seen, plain)
+        medians = {id(t): t.blocked_autorange(min_run_time=min_run_time).median for t in order}
+        runs.append((medians[id(plain)], medians[id(seen)]))
+    return runs
+
+
 def measure_overhead(
     rounds: int = 5,
     min_run_time: float = 0.5,
@@ -974,8 +994,6 @@ def measure_overhead(
     >>> sorted(overhead.ratios), overhead.ratio > 0
     (['inference', 'training'], True)
     """
-    from torch.utils.benchmark import Timer
-
     torch.manual_seed(0)
     layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0, batch_first=True)
     encoder = nn.TransformerEncoder(layer, layers)
@@ -1000,14 +1018,10 @@ def measure_overhead(
         return call
 
     times: dict[str, list[tuple[float, float]]] = {}
-    for name, run in (("inference", inference), ("training", training)):
-        plain = Timer("run()", globals={"run": run})
-        seen = Timer("run()", globals={"run": watched(run)})
-        run(), watched(run)()  # warm-up
-        for round_number in range(rounds):
-            order = (plain, seen) if round_number % 2 == 0 else (seen, plain)
-            medians = {id(t): t.blocked_autorange(min_run_time=min_run_time).median for t in order}
-            times.setdefault(name, []).append((medians[id(plain)], medians[id(seen)]))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", "The PyTorch API of nested tensors")
+        for name, run in (("inference", inference), ("training", training)):
+            times[name] = _interleaved(run, watched(run), rounds, min_run_time)
     return WatchOverhead(
         ratios={name: statistics.median(w / p for p, w in runs) for name, runs in times.items()},
         rounds={name: tuple(runs) for name, runs in times.items()},
@@ -1026,8 +1040,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m attention.review.watch --out record.json``: measure and record the overhead."""
     parser = argparse.ArgumentParser(prog="python -m attention.review.watch", description=__doc__)
     parser.add_argument("--out", type=Path, help="write the JSON record here")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--min-run-time", type=float, default=1.0)
+    parser.add_argument("--rounds", type=int, default=25)
+    parser.add_argument("--min-run-time", type=float, default=0.2)
     options = parser.parse_args(argv)
     overhead = measure_overhead(options.rounds, options.min_run_time)
     record = overhead.as_json()
