@@ -118,7 +118,7 @@ import torch.nn.functional as F
 
 def attend(q, k, v, key_padding_mask, attention_mask):
     a = F.scaled_dot_product_attention(q, k, v, attn_mask=key_padding_mask[:, None, :, None])
-    b = F.scaled_dot_product_attention(q, k, v, attn_mask=~attention_mask[:, None, :, None])
+    b = F.scaled_dot_product_attention(q, k, v, attn_mask=attention_mask.bool()[:, None, :, None])
     return a, b
 """
 
