@@ -281,6 +281,10 @@ def tests(session: nox.Session) -> None:
 def bench(session: nox.Session) -> None:
     """Dense vs tiled vs torch's kernels, T = 512 … 8192: writes docs/_data/benchmark.json.
 
+    Also the runtime watch's overhead (docs/_data/watch-benchmark.json) and the static checker's
+    time on the installed torch's files (docs/_data/review-benchmark.json); set
+    ATTENTION_BENCH_TORCHFIX=1 to time TorchFix on the same sample (about a minute more).
+
     Each figure is a median over fresh processes; the run reports the goals as ratios and never
     fails on timing. Run it on an otherwise idle machine.
     """
@@ -290,6 +294,25 @@ def bench(session: nox.Session) -> None:
     # the runtime watch's overhead on a small Transformer encoder's forward pass (goal: <= 1.10)
     watch_record = ROOT / "docs" / "_data" / "watch-benchmark.json"
     session.run("python", "-m", "attention.review.watch", "--out", str(watch_record))
+    # the static checker on torch's own files; with ATTENTION_BENCH_TORCHFIX=1 beside TorchFix
+    # 0.7.0 on the same fixed sample (goal: at most 1/10 of its time, both single-process)
+    review = ["--out", str(ROOT / "docs" / "_data" / "review-benchmark.json")]
+    if os.environ.get("ATTENTION_BENCH_TORCHFIX"):
+        review += ["--torchfix", _torchfix_python(session)]
+    session.run("python", "-m", "attention.review.benchmark", *review)
+
+
+TORCHFIX_ENV = ROOT / ".nox" / "torchfix"
+
+
+def _torchfix_python(session: nox.Session) -> str:
+    """TorchFix in an environment of its own: it needs libcst < 1.6 (the checker pins 1.9)."""
+    python = TORCHFIX_ENV / "bin" / "python"
+    if not python.is_file():
+        session.run(_python311(session), "-m", "venv", str(TORCHFIX_ENV), external=True)
+        pins = ROOT / "conf" / "constraints-torchfix.txt"
+        _pip(session, python, str(pins), "torchfix")
+    return str(python)
 
 
 # -- documentation site -------------------------------------------------------------------------
