@@ -180,7 +180,7 @@ def test_missing_path_is_one_line(tmp_path, capsys) -> None:
 
 def test_syntax_error_is_one_line_not_a_traceback(tmp_path, capsys) -> None:
     path = tmp_path / "broken.py"
-    path.write_text("import torch\ndef f(:\n    softmax\n")
+    path.write_text("import torch\ndef f(:\n    torch.softmax(x, -1)\n")
     code, _, err = run([str(path)], capsys)
     assert code == 2
     assert err.count("\n") == 1

@@ -51,17 +51,19 @@ from attention.review.provenance import (
 __all__ = ["KEYWORDS", "Finding", "Hit", "check_source", "could_hold_finding"]
 
 KEYWORDS = (
-    "softmax",
+    "softmax(",
     "masked_fill",
     "attn_mask",
-    "mask_mod",
-    "MultiheadAttention",
-    "scaled_dot_product",
     "key_padding_mask",
     "is_causal",
+    "scaled_dot_product_attention",
+    "MultiheadAttention",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "nn.Transformer",
+    "import Transformer",
     "create_block_mask",
-    "Transformer",
-    "finfo",
+    "create_mask(",
 )
 """A file holds a finding only if its text names one of these."""
 
@@ -177,6 +179,9 @@ KEEP_METHODS = (
     "to_dense",
     "requires_grad_",
 )
+SCALING_METHODS = ("mul", "mul_", "div", "div_", "multiply", "divide", "mul_scalar")
+SCALE_WORDS = ("scale", "scaling", "sqrt", "temperature", "norm_factor")
+"""A function that names any of these scales its scores somewhere the pass may not follow."""
 PENALTY = -1e3
 """A fill at or below this is a penalty meant to forbid (−inf, finfo.min, −1e9, −1e4)."""
 FLOAT16_MAX = 65504.0
@@ -277,6 +282,8 @@ class _Checker:
         self.defs: dict[str, cst.FunctionDef] = {}
         self.hits: list[Hit] = []
         self.pending: dict[int, Hit] = {}
+        self.functions: list[cst.FunctionDef] = []
+        self.scaled_functions: dict[int, bool] = {}
 
     # -- names -----------------------------------------------------------------------------------
 
@@ -343,10 +350,12 @@ class _Checker:
         elif isinstance(node, cst.FunctionDef):
             self.defs[node.name.value] = node
             self.scopes.append({})
+            self.functions.append(node)
             try:
                 self.statements(_body(node.body))
             finally:
                 self.scopes.pop()
+                self.functions.pop()
         elif isinstance(node, cst.ClassDef):
             self.attributes.append({})
             self.scopes.append({})
@@ -801,6 +810,13 @@ class _Checker:
                 polarity: Meaning = "forbidden" if method == "eq" else "allowed"
                 return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
             return None
+        if method in SCALING_METHODS and node.args:
+            if isinstance(receiver, Scores):
+                divide = method.startswith("div")
+                self.scale_check(values[0], node.args[0].value, divide=divide)
+                return Scores(receiver.origin, scaled=True, ndim=receiver.ndim)
+            if not isinstance(receiver, Mask):
+                return _ScaledTensor(origin)
         if method in ("transpose", "permute", "swapaxes"):
             return _Transposed(origin)
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
@@ -982,7 +998,7 @@ class _Checker:
                     "the keys sum to 1",
                     [("scores [..., L, S]", subject.origin)],
                 )
-        if not subject.scaled:
+        if not subject.scaled and not self.names_a_scale():
             self.hit(
                 "AM501",
                 node,
@@ -990,6 +1006,16 @@ class _Checker:
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
         return Weights(Origin(node, "softmax"))
+
+    def names_a_scale(self) -> bool:
+        function = self.functions[-1] if self.functions else None
+        if function is None:
+            return False
+        key = id(function)
+        if key not in self.scaled_functions:
+            text = self.code(function).lower()
+            self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
+        return self.scaled_functions[key]
 
     def scale_check(self, scale: _Any | None, node: cst.CSTNode, *, divide: bool) -> None:
         if not isinstance(scale, Scale):
@@ -1241,11 +1267,9 @@ class _Checker:
     def additive_sink(self, mask: Mask, node: cst.CSTNode, reads: str) -> None:
         if mask.kind == "additive":
             return
-        if mask.hf and mask.by_name:
-            self.hit(
-                "AM104", node, f"{reads}: +1 on every real token, 0 on padding", [self.fact(mask)]
-            )
-        elif not mask.by_name and mask.dtype in ("float", "bool", None):
+        # an HF `attention_mask` added as it is: inside attention layers that name usually holds
+        # the already expanded additive mask, so the name proves nothing here
+        if not mask.by_name and mask.dtype in ("float", "bool", None):
             self.hit(
                 "AM201",
                 node,

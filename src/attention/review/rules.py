@@ -129,8 +129,9 @@ RULES: tuple[Rule, ...] = (
         "hf-attention-mask-as-bias-over-real-tokens",
         "warning",
         ("sdpa.attn_mask.float", "mha.attn_mask.float"),
-        "A Hugging Face `attention_mask` (1 = real token) is turned into a penalty or added as "
-        "is: the penalty lands on the real tokens, the padding stays readable.",
+        "A Hugging Face `attention_mask` (1 = real token) is turned into a penalty as it is "
+        "(`attention_mask * -10000.0`, a fill where it is True): the penalty lands on the real "
+        "tokens and the padding stays readable.",
         "`{subject}` looks like a Hugging Face attention_mask (1 = real token), turned into a "
         "bias that penalises the real tokens",
         "Penalise the padding: `(1 - attention_mask) * torch.finfo(dtype).min`, or convert with "
