@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import sys
+import tomllib
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
@@ -144,8 +145,12 @@ def _use_env(
     torch: str | None = None,
     venv: Path | None = None,
     shared: Iterable[str] = SHARED_EXTRAS,
+    package_deps: bool = True,
 ) -> None:
     """Run the rest of ``session`` in the shared environment, after adding what it lacks.
+
+    With ``package_deps=False`` the package goes in editable without its dependencies, after
+    ``packages``: for a torch older than the package requires, whose rows are still probed.
 
     ``extras`` of the package (installed editable, together with every one of ``shared``) and
     other ``packages`` are installed with the constraints, with pip's own output (the first
@@ -218,6 +223,12 @@ def _use_env(
         session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(pins), external=True)
         added = sorted({*state["packages"], *packages})
         state = {"inputs": inputs, "extras": wanted, "packages": added}
+        stamp.write_text(json.dumps(state, indent=1) + "\n")
+    if not package_deps and not state.get("package_without_deps"):
+        # torch is older than the package's requirement: the probes need only torch
+        session.log(f"installing the package into {venv} without its dependencies")
+        _pip(session, python, str(pins), *cache, "--no-deps", "--no-build-isolation", "-e", ".")
+        state = {**state, "package_without_deps": True}
         stamp.write_text(json.dumps(state, indent=1) + "\n")
     # nox finds a session's programs on the PATH of its own process
     os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), _OUTER_PATH])
@@ -571,11 +582,30 @@ MATRIX_ENV = ROOT / ".nox" / "matrix"
 """Where ``semantics_matrix`` makes each release's environment, torch-X.Y.Z (dropped after)."""
 
 
+def _release(version: str) -> tuple[int, ...]:
+    """``"2.5.1"`` as ``(2, 5, 1)``."""
+    return tuple(int(part) for part in version.split("+")[0].split("."))
+
+
+def _torch_floor() -> tuple[int, ...]:
+    """The oldest torch the package supports, from pyproject.toml's ``torch>=X.Y``."""
+    with open(ROOT / "pyproject.toml", "rb") as file:
+        dependencies = tomllib.load(file)["project"]["dependencies"]
+    for dependency in dependencies:
+        found = re.fullmatch(r"torch\s*>=\s*([\d.]+)", dependency.strip())
+        if found:
+            return _release(found.group(1))
+    raise RuntimeError("pyproject.toml declares no torch>=X.Y dependency")
+
+
 @nox.session(venv_backend=SHARED, default=False)
 def semantics_matrix(session: nox.Session) -> None:
     """Every claims row and every page doctest on each torch release of conf/torch-releases.toml.
 
-    ``nox -s semantics_matrix -- 2.14.1`` runs only the releases given.  One environment per
+    ``nox -s semantics_matrix -- 2.14.1`` runs only the releases given.  A release older than
+    the package requires (pyproject.toml's ``torch>=``) gets torch and the package without its
+    dependencies: its rows are probed and its record says which of the package's functions run
+    there, but the pages' doctests are not run.  One environment per
     release, .nox/matrix/torch-X.Y.Z, installed with the pins conf/torch_pins.py generates for
     it (as ``ATTENTION_TORCH`` does) and no pip cache; refuses to run on any other torch, runs
     every row and the pages' doctests, and only then writes conf/records/torch-<release>.json
@@ -591,18 +621,33 @@ def semantics_matrix(session: nox.Session) -> None:
             session.log(
                 f"torch {torch} is not in conf/torch-releases.toml: list it to verify on it"
             )
+    floor = _torch_floor()
     for torch in chosen:
         venv = MATRIX_ENV / f"torch-{torch}"
-        _use_env(
-            session,
-            extras=["test", "plots"],
-            torch=f"torch=={torch}",
-            venv=venv,
-            shared=(),
-        )
+        supported = _release(torch) >= floor
+        if supported:
+            _use_env(
+                session,
+                extras=["test", "plots"],
+                torch=f"torch=={torch}",
+                venv=venv,
+                shared=(),
+            )
+        else:  # older than the package requires: the rows are probed, the pages are not run
+            session.log(f"torch {torch} is older than the package requires: probing the rows only")
+            _use_env(
+                session,
+                packages=["torch", "numpy"],
+                torch=f"torch=={torch}",
+                venv=venv,
+                shared=(),
+                package_deps=False,
+            )
         cli = ("python", "-m", "attention.semantics", "--require-torch", torch)
         session.run(*cli)  # every row, before anything else runs in this environment
-        _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
+        session.run("python", "-m", "attention.semantics.snippets")  # each row's snippet
+        if supported:
+            _pytest(session, f"semantics-matrix-{torch}", "docs", "-p", "no:cacheprovider")
         session.run(*cli, "--record")  # only once the rows and the pages' doctests passed
         session.log(f"dropping {venv}")
         shutil.rmtree(venv)

@@ -29,6 +29,8 @@ REAL_MHA_FORWARD = F.multi_head_attention_forward
 REAL_MODULE_FORWARD = nn.MultiheadAttention.forward
 REAL_NATIVE_MHA = torch._native_multi_head_attention
 REAL_CREATE_BLOCK_MASK = flex.create_block_mask
+REAL_FLEX_ATTENTION = flex.flex_attention
+REAL_ENCODER_FORWARD = nn.TransformerEncoder.forward
 
 
 def _plain_tensor(mask: object) -> bool:
@@ -141,10 +143,10 @@ def sdpa_plain_softmax(monkeypatch: pytest.MonkeyPatch) -> None:
         scale = arguments["scale"] or 1 / math.sqrt(q.size(-1))
         scores = q @ k.transpose(-2, -1) * scale  # [.., L, S]
         if mask.dtype == torch.bool:
-            scores = scores.masked_fill(~mask, float("-inf"))
+            bias = torch.zeros_like(mask, dtype=q.dtype).masked_fill(~mask, float("-inf"))
         else:
-            scores = scores + mask
-        return torch.softmax(scores, dim=-1) @ v
+            bias = mask.to(q.dtype)  # the reference adds the mask into a bias of the query's dtype
+        return torch.softmax(scores + bias, dim=-1) @ v
 
     _install_sdpa(monkeypatch, change)
 
@@ -165,6 +167,64 @@ def sdpa_scale_one_over_d(monkeypatch: pytest.MonkeyPatch) -> None:
     def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
         if arguments["scale"] is None:
             arguments["scale"] = 1 / q.size(-1)
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_hidden_keys_zeroed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA never reads a key or value that the mask hides from every query (as a kernel that
+    skips masked-out key blocks would): a NaN there cannot reach the output."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> Tensor | None:
+        mask = arguments["attn_mask"]
+        if not _plain_tensor(mask):
+            return None
+        allowed = mask if mask.dtype == torch.bool else ~torch.isneginf(mask)  # [.., L, S]
+        hidden = ~allowed.any(dim=-2)[..., None]  # [.., S, 1]: no query may attend to it
+        return REAL_SDPA(q, k.masked_fill(hidden, 0.0), v.masked_fill(hidden, 0.0), **arguments)
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_mask_dtype_must_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA rejects a float attn_mask whose dtype is not the query's (as torch 2.0 and 2.1 did)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        mask = arguments["attn_mask"]
+        if _plain_tensor(mask) and mask.is_floating_point() and mask.dtype != q.dtype:
+            raise RuntimeError(
+                "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                f"attn_mask.dtype: {mask.dtype} and query.dtype: {q.dtype} instead."
+            )
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_gqa_any_head_counts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA with enable_gqa shares key/value heads among query heads even when the counts do not
+    divide (query head h reads key/value head h * Hkv // Hq)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> Tensor | None:
+        query_heads, kv_heads = q.size(-3), k.size(-3)
+        if not arguments["enable_gqa"] or query_heads % kv_heads == 0:
+            return None
+        index = torch.arange(query_heads, device=k.device) * kv_heads // query_heads
+        shared = {**arguments, "enable_gqa": False}
+        return REAL_SDPA(q, k.index_select(-3, index), v.index_select(-3, index), **shared)
+
+    _install_sdpa(monkeypatch, change)
+
+
+def sdpa_heads_must_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without enable_gqa, SDPA requires as many key/value heads as query heads (as its fused
+    kernels do) instead of broadcasting a single one."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        if q.dim() == 4 and not arguments["enable_gqa"] and q.size(1) != k.size(1):
+            raise RuntimeError(
+                f"Expected query, key and value to have the same number of heads, got "
+                f"{q.size(1)} query and {k.size(1)} key/value heads"
+            )
 
     _install_sdpa(monkeypatch, change)
 
@@ -277,6 +337,22 @@ def mha_hint_with_weights(monkeypatch: pytest.MonkeyPatch) -> None:
     _install_mha_forward(monkeypatch, change)
 
 
+def mha_hint_always_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With is_causal=True, MHA adds the causal triangle to the attn_mask it was given on every
+    path, a key_padding_mask or not."""
+
+    def change(args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        mask = kwargs.get("attn_mask")
+        if kwargs.get("is_causal") and mask is not None:
+            forbidden = _causal_forbidden(mask.size(-1))
+            if mask.dtype == torch.bool:
+                kwargs["attn_mask"] = mask | forbidden
+            else:
+                kwargs["attn_mask"] = mask.masked_fill(forbidden, float("-inf"))
+
+    _install_mha_forward(monkeypatch, change)
+
+
 def mha_dropout_in_eval(monkeypatch: pytest.MonkeyPatch) -> None:
     """MHA applies its dropout whatever its training flag says."""
 
@@ -289,6 +365,52 @@ def mha_dropout_in_eval(monkeypatch: pytest.MonkeyPatch) -> None:
 def mha_fast_path_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """MHA never takes its fast path (torch.backends.mha switched off)."""
     monkeypatch.setattr(torch.backends.mha, "get_fastpath_enabled", lambda: False)
+
+
+def _install_encoder_forward(
+    monkeypatch: pytest.MonkeyPatch,
+    change: Callable[[nn.TransformerEncoder, Tensor, Tensor | None, Tensor], Tensor],
+    *,
+    before: Callable[[nn.TransformerEncoder], None] = lambda encoder: None,
+) -> None:
+    """Replace nn.TransformerEncoder.forward: ``before`` edits the module before the real forward,
+    ``change(encoder, src, src_key_padding_mask, output)`` edits what it returns."""
+
+    def forward(self: nn.TransformerEncoder, src: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        before(self)
+        output: Tensor = REAL_ENCODER_FORWARD(self, src, *args, **kwargs)
+        return change(self, src, kwargs.get("src_key_padding_mask"), output)
+
+    monkeypatch.setattr(nn.TransformerEncoder, "forward", forward)
+
+
+def encoder_zeroes_padding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nn.TransformerEncoder returns zeros at padded positions on every path, as its
+    nested-tensor fast path does."""
+
+    def change(
+        encoder: nn.TransformerEncoder, src: Tensor, padding: Tensor | None, output: Tensor
+    ) -> Tensor:
+        if padding is None:
+            return output
+        padded = padding if padding.dtype == torch.bool else torch.isneginf(padding)  # [B, T]
+        if not encoder.layers[0].self_attn.batch_first:
+            padded = padded.transpose(0, 1)  # [T, B]
+        return output.masked_fill(padded[..., None], 0.0)
+
+    _install_encoder_forward(monkeypatch, change)
+
+
+def encoder_without_nested_tensor(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nn.TransformerEncoder never packs the batch into a nested tensor (enable_nested_tensor has
+    no effect): its fused layers compute every position, padded ones included."""
+
+    def before(encoder: nn.TransformerEncoder) -> None:
+        encoder.use_nested_tensor = False
+
+    _install_encoder_forward(
+        monkeypatch, lambda encoder, src, padding, output: output, before=before
+    )
 
 
 def square_subsequent_mask_bool(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -320,3 +442,17 @@ def flex_mask_mod_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
         return REAL_CREATE_BLOCK_MASK(inverted, *args, **kwargs)
 
     monkeypatch.setattr(flex, "create_block_mask", create_block_mask)
+
+
+def flex_block_mask_adjusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """flex_attention adjusts a BlockMask made for other sequence lengths to the inputs'
+    (``BlockMask._adjust``) instead of rejecting it."""
+
+    def flex_attention(query: Tensor, key: Tensor, value: Tensor, *args: Any, **kwargs: Any) -> Any:
+        block_mask = kwargs.get("block_mask")
+        lengths = (query.size(-2), key.size(-2))
+        if block_mask is not None and tuple(block_mask.seq_lengths) != lengths:
+            kwargs["block_mask"] = block_mask._adjust(*lengths)
+        return REAL_FLEX_ATTENTION(query, key, value, *args, **kwargs)
+
+    monkeypatch.setattr(flex, "flex_attention", flex_attention)

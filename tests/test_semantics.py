@@ -42,6 +42,8 @@ CLAIMS = load_claims()
 BY_ID = {claim.id: claim for claim in CLAIMS}
 CUDA = torch.cuda.is_available()
 RELEASE = release_context().compared_with
+FLIPPED = "2.13.0"
+"""The torch release the flips (tests/flipped_torch.py) were written against."""
 
 REQUIRED = [
     "sdpa.attn_mask.bool",
@@ -77,6 +79,7 @@ ROW_KEYS = {
     "observed",
     "ok",
     "status",
+    "backends",
 }
 OPTIONAL_ROW_KEYS = {"docs_say", "reason"}
 
@@ -120,9 +123,9 @@ def test_every_public_probe_is_registered() -> None:
 
 def test_docs_disagreements_are_explained_in_both_languages() -> None:
     for claim in [c for c in CLAIMS if c.docs_say is not None]:
-        # docs_say is only for disagreement or silence (on the oldest verified release, at
-        # least); a note says what the docs say instead
-        assert claim.docs_say != claim.expected, claim.id
+        # docs_say is only for disagreement or silence (on some verified release, at least);
+        # a note says what the docs say instead
+        assert claim.disagrees_with_docs, claim.id
         assert claim.note_en, claim.id
         assert claim.note_zh, claim.id
 
@@ -269,7 +272,7 @@ def test_human_readable_table_names_every_row(capsys: pytest.CaptureFixture[str]
         assert claim.id in out
     if expected_for(BY_ID["sdpa.is_causal_with_attn_mask"], RELEASE) == "ok":
         assert "(docs say: error)" in out  # the release on which the kernels disagree
-    assert "(changed in 2.14)" in out
+    assert "(changed in 2.3, 2.14)" in out
 
 
 def test_rows_needing_cuda_are_not_verified_here_and_strict_counts_them(
@@ -359,12 +362,13 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
             "mha.key_padding_mask.bool",
             "mha.key_padding_mask.float",
             "mha.fully_masked_row.need_weights_false",
+            "mha.is_causal.key_padding_mask.need_weights_false",
             "transformer_encoder_layer.src_key_padding_mask.bool",
         },
     ),
     (
         flip.sdpa_causal_lower_right,
-        {"sdpa.is_causal.alignment"},
+        {"sdpa.is_causal.alignment", "sdpa.is_causal.decode_step"},
         {"bias.causal_upper_left.alignment"},  # CausalBias upper-left dispatches to is_causal
     ),
     (
@@ -378,10 +382,21 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
         {
             "sdpa.fully_masked_row",
             "sdpa.fully_masked_row.additive",
+            "sdpa.fully_masked_row.grad",
             "mha.fully_masked_row.need_weights_false",
+            # the encoder's slow path hands SDPA a query whose keys are all padding
+            "transformer_encoder.all_padding_item",
         },
         {"bias.causal_lower_right.fully_masked_row"},
     ),
+    (
+        flip.sdpa_hidden_keys_zeroed,
+        {"sdpa.attn_mask.masked_nan", "sdpa.attn_mask.masked_nan.key"},
+        set(),
+    ),
+    (flip.sdpa_mask_dtype_must_match, {"sdpa.attn_mask.float32.low_precision"}, set()),
+    (flip.sdpa_gqa_any_head_counts, {"sdpa.enable_gqa.heads_not_dividing"}, set()),
+    (flip.sdpa_heads_must_match, {"sdpa.one_kv_head.without_enable_gqa"}, set()),
     (flip.sdpa_dropout_follows_grad_mode, {"sdpa.dropout_p.without_training_flag"}, set()),
     (flip.sdpa_scale_one_over_d, {"sdpa.scale.default", "mha.scale.default"}, set()),
     (
@@ -395,7 +410,12 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
             "transformer_encoder_layer.src_key_padding_mask.bool",
             "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
         },
-        {"mha.is_causal.need_weights_true"},
+        # these read their Boolean masks in MHA's convention to tell what they are about
+        {
+            "mha.is_causal.need_weights_true",
+            "mha.is_causal.key_padding_mask.need_weights_false",
+            "transformer_encoder.padded_positions.fast_path",
+        },
     ),
     (flip.mha_float_as_bool, {"mha.attn_mask.float", "mha.key_padding_mask.float"}, set()),
     (flip.mha_mixed_dtypes_silent, {"mha.mixed_mask_dtypes"}, set()),
@@ -412,7 +432,18 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
     ),
     (flip.mha_mask_beats_hint, {"mha.attn_mask.with_is_causal.need_weights_false"}, set()),
     (flip.mha_hint_with_weights, {"mha.is_causal.need_weights_true"}, set()),
+    (
+        flip.mha_hint_always_applied,
+        {"mha.is_causal.key_padding_mask.need_weights_false", "mha.is_causal.need_weights_true"},
+        set(),
+    ),
     (flip.mha_dropout_in_eval, {"mha.dropout.eval_mode"}, set()),
+    (flip.encoder_zeroes_padding, {"transformer_encoder.padded_positions"}, set()),
+    (
+        flip.encoder_without_nested_tensor,
+        {"transformer_encoder.padded_positions.fast_path"},
+        set(),
+    ),
     (flip.square_subsequent_mask_bool, {"transformer.generate_square_subsequent_mask"}, set()),
     (
         flip.lower_right_is_upper_left,
@@ -425,6 +456,7 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
         {"flex_attention.mask_mod", "flex_attention.fully_masked_row"},
         set(),
     ),
+    (flip.flex_block_mask_adjusted, {"flex_attention.block_mask.reuse"}, set()),
 ]
 
 
@@ -438,11 +470,18 @@ def test_a_torch_that_behaves_differently_fails_the_matching_rows(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    # a flip imitates a torch that differs from a row's first expectation; on a release where
-    # that row's behaviour changed (claims.changes), the real torch may already behave so
-    changed = sorted(c for c in must_fail if expected_for(BY_ID[c], RELEASE) != BY_ID[c].expected)
+    # the flips were written against torch 2.13.0: each imitates a torch that differs from a
+    # row's expectation there (not from ``expected``, the oldest verified release's).  On a
+    # release where that row's expectation is another (claims.changes), the real torch may
+    # already behave as the flip does, so the flip proves nothing there
+    changed = sorted(
+        c for c in must_fail if expected_for(BY_ID[c], RELEASE) != expected_for(BY_ID[c], FLIPPED)
+    )
     if changed:
-        pytest.skip(f"{', '.join(changed)}: changed by torch {RELEASE}, the flip predates it")
+        pytest.skip(
+            f"{', '.join(changed)}: torch {RELEASE} expects otherwise than torch {FLIPPED}, "
+            "which the flip was written against"
+        )
     install(monkeypatch)
     status, document = run_json(capsys)
     assert status == 1

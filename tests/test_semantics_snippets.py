@@ -8,12 +8,11 @@ A row whose behaviour changed in a torch release runs the snippet for the instal
 from __future__ import annotations
 
 import dataclasses
-import doctest
 from pathlib import Path
 
 import pytest
-import torch
 
+from attention.semantics import snippets
 from attention.semantics.claims import Claim, default_claims_path, load_claims
 from attention.semantics.report import release_context
 
@@ -22,33 +21,16 @@ SOURCE = default_claims_path()
 RELEASE = release_context().compared_with
 
 
-def snippet_line(claim_id: str, snippet: str, source: Path = SOURCE) -> int:
-    """The line of the claims file where this snippet of the claim starts (0-based, for doctest)."""
-    text = Path(source).read_text(encoding="utf-8")
-    found = text.find(snippet, text.index(f'id = "{claim_id}"'))
-    return text.count("\n", 0, found) - 1 if found >= 0 else 0
-
-
 def run_snippet(claim: Claim, source: Path = SOURCE) -> tuple[int, str]:
-    """Run the snippet for this release as a doctest: the failed examples and the report.
-
-    ``source`` is the claims file the claim comes from, so a failure names its line.
-    """
-    snippet = claim.reproduce_for(RELEASE)
-    test = doctest.DocTestParser().get_doctest(
-        snippet, {}, claim.id, str(source), snippet_line(claim.id, snippet, source)
-    )
-    assert test.examples, f"{claim.id}: the snippet has no examples"
-    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS)
-    report: list[str] = []
-    runner.run(test, out=report.append)
-    return runner.failures, "".join(report)
+    """Run the snippet for the installed release as a doctest (see attention.semantics.snippets)."""
+    return snippets.run_snippet(claim, RELEASE, source)
 
 
 @pytest.mark.parametrize("claim", CLAIMS, ids=[claim.id for claim in CLAIMS])
 def test_reproduce_snippet_runs(claim: Claim) -> None:
-    if claim.requires == "cuda" and not torch.cuda.is_available():
-        pytest.skip(f"{claim.id} needs a CUDA device")
+    reason = snippets.skip_reason(claim, RELEASE)
+    if reason is not None:
+        pytest.skip(reason)
     failures, report = run_snippet(claim)
     assert failures == 0, report
 

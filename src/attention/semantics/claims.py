@@ -73,6 +73,12 @@ VOCABULARY: Mapping[str, str] = {
     "applied": "the argument takes effect",
     "ignored": "the argument has no effect",
     "1/sqrt(d_k)": "the default scale is one over the square root of the per-head key dimension",
+    "leaks": "a NaN in a masked-out key or value still reaches the output",
+    "contained": "a NaN in a masked-out key or value does not reach the output",
+    "finite": "the output holds no NaN",
+    "computed": "padded positions come back with computed values, like any other position",
+    "truncated": "the output lost the positions that are padding in every batch item",
+    "absent": "this torch release does not have the API or argument the row is about",
 }
 """Every value a claim may expect, with its meaning.  Probes answer in these words too."""
 
@@ -99,6 +105,7 @@ _FIELDS = {
     "explanation",
     "reproduce",
     "changes",
+    "introduced",
 }
 _CHANGE_FIELDS = {"since", "expected", "note", "reproduce"}
 _SINCE = re.compile(r"^\d+\.\d+$")
@@ -234,6 +241,7 @@ class Claim:
     source_en: str | None = None
     source_zh: str | None = None
     changes: tuple[Change, ...] = ()
+    introduced: str | None = None
 
     def change_for(self, release: str) -> Change | None:
         """The last change in effect on torch ``release``, or None where ``expected`` holds."""
@@ -252,8 +260,19 @@ class Claim:
 
     @property
     def disagrees_with_docs(self) -> bool:
-        """True when the documentation says something else than what the probe checks."""
-        return self.docs_say is not None and self.docs_say != self.expected
+        """True when the documentation says something else than the row holds on some release."""
+        behaviours = {self.expected, *(change.expected for change in self.changes)}
+        return self.docs_say is not None and behaviours != {self.docs_say}
+
+    def disagrees_with_docs_on(self, release: str) -> bool:
+        """True when the documentation says something else than the row holds on ``release``.
+
+        >>> row = next(c for c in load_claims() if c.id == "sdpa.is_causal_with_attn_mask")
+        >>> row.disagrees_with_docs_on("2.13.0"), row.disagrees_with_docs_on("2.14.1")
+        (True, False)
+        """
+        observed = expected_for(self, release)
+        return self.docs_say is not None and observed not in (self.docs_say, "absent")
 
     def argument_in(self, language: str) -> str:
         """The argument description in ``language`` (``"zh..."``: Chinese, else English)."""
@@ -286,6 +305,8 @@ def expected_for(claim: Claim, release: str) -> str:
     A release newer than every recorded one gets the latest expectation; the caller says so
     (:func:`attention.semantics.report.release_context`).
     """
+    if claim.introduced is not None and release_tuple(release) < release_tuple(claim.introduced):
+        return "absent"
     change = claim.change_for(release)
     return change.expected if change is not None else claim.expected
 
@@ -548,8 +569,7 @@ def _parse_one(index: int, data: object) -> Claim:
     note_en = note_zh = None
     if "note" in data:
         note_en, note_zh = _bilingual(row, data, "note")
-    if docs_say is not None and docs_say != expected and note_en is None:
-        raise row.error("docs_say", "docs_say differs from expected, so a note must explain it")
+
     issues = data.get("issues", [])
     if not isinstance(issues, list) or not all(
         isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in issues
@@ -577,6 +597,21 @@ def _parse_one(index: int, data: object) -> Claim:
     explanation_en, explanation_zh = _bilingual(row, data, "explanation")
     argument_en, argument_zh = _bilingual(row, data, "argument")
     changes = _changes(row, data.get("changes", []), expected, framework)
+    behaviours = {expected, *(change.expected for change in changes)}
+    if docs_say is not None and behaviours != {docs_say} and note_en is None:
+        raise row.error("docs_say", "docs_say differs from expected, so a note must explain it")
+    introduced = data.get("introduced")
+    if introduced is not None:
+        if framework != "torch" or not isinstance(introduced, str) or not _SINCE.match(introduced):
+            raise row.error(
+                "introduced", f"introduced must be a torch release 'X.Y', got {introduced!r}"
+            )
+        if changes and release_tuple(changes[0].since) <= release_tuple(introduced):
+            raise row.error(
+                "introduced", "every change must come after the release that introduced the API"
+            )
+    if "absent" in (expected, *(change.expected for change in changes)):
+        raise row.error("expected", "'absent' is implied by introduced; a row never expects it")
     return Claim(
         id=claim_id,
         framework=framework,
@@ -596,6 +631,7 @@ def _parse_one(index: int, data: object) -> Claim:
         source_en=source_en,
         source_zh=source_zh,
         changes=changes,
+        introduced=introduced,
     )
 
 

@@ -12,8 +12,8 @@ other frameworks, ``conf/records/ecosystem.json``.
 
 >>> torch_record("2.14.1").relative_to(ROOT).as_posix()
 'conf/records/torch-2.14.1.json'
->>> [release.torch for release in torch_releases()][:1]
-['2.13.0']
+>>> [release.torch for release in torch_releases()][:2]
+['2.0.1', '2.1.2']
 """
 
 from __future__ import annotations

@@ -5,10 +5,13 @@ One format for every record: the PyTorch rows on one torch release
 for every release of ``conf/torch-releases.toml`` by ``nox -s semantics_matrix``) and the other
 frameworks' rows (``conf/records/ecosystem.json``, ``python -m attention.semantics --all --record``
 in ``nox -s semantics_ecosystem``).  Each names the claims file, the digest of the claims and
-probes, the date (UTC), Python, torch and every package the rows ran with, and each row's status
-and observed value.  The site shows each row's result per release from these files, and fast
-tests compare them with the claims (:mod:`tests.test_semantics_records`), so neither a claim nor
-a probe can change without a fresh record.
+probes, the date (UTC), Python, torch and every package the rows ran with, each row's status,
+observed value and the SDPA kernels its probe's default calls ran on, and (the torch records)
+which of the package's own functions run on that release
+(:func:`attention.semantics.support.package_support`).  The site shows each row's result per
+release from these files, and fast tests compare them with the claims
+(:mod:`tests.test_semantics_records`), so neither a claim nor a probe can change without a fresh
+record.
 
 The digest covers what decides a verdict -- each claim's id, framework, API, argument, expected
 values (with their releases) and requirement, plus the whole source of its framework's probe
@@ -44,6 +47,7 @@ from attention.semantics.registry import (
     keras_backend,
 )
 from attention.semantics.report import RowResult
+from attention.semantics.support import package_support
 
 __all__ = [
     "claims_digest",
@@ -91,6 +95,7 @@ def _checked_fields(claim: Claim) -> dict[str, Any]:
         "expected": claim.expected,
         "changes": [[change.since, change.expected] for change in claim.changes],
         "requires": claim.requires,
+        "introduced": claim.introduced,
     }
 
 
@@ -155,8 +160,15 @@ def make_record(
         "torch": torch.__version__,
         "versions": installed_versions() if others else {"torch": torch.__version__},
         "keras_backend": keras_backend(),
+        # which of the package's own functions run on this torch (the torch record only)
+        **({} if others else {"package": package_support()}),
         "rows": {
-            r.claim.id: {"status": r.status, "observed": r.observed, "reason": r.reason}
+            r.claim.id: {
+                "status": r.status,
+                "observed": r.observed,
+                "reason": r.reason,
+                "backends": list(r.backends),
+            }
             for r in results
         },
     }

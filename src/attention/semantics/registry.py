@@ -53,7 +53,9 @@ _PACKAGE = "attention.semantics.probes"
 
 FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
     "torch": tuple(
-        f"{_PACKAGE}.{name}" for name in ("sdpa", "softmax", "mha", "transformer", "bias", "flex")
+        f"{_PACKAGE}.{name}"
+        # kernels and releases hold no probes: listed for the records' digest of the probes
+        for name in ("kernels", "releases", "sdpa", "softmax", "mha", "transformer", "bias", "flex")
     ),
     "jax": (f"{_PACKAGE}.jax_nn",),
     "flax": (f"{_PACKAGE}.flax_linen",),

@@ -39,6 +39,7 @@ import torch
 
 from attention.semantics import paths
 from attention.semantics.claims import Claim, expected_for, release_tuple
+from attention.semantics.probes.kernels import noting_backends
 from attention.semantics.registry import Probe, missing_framework, probes_for
 
 __all__ = [
@@ -73,6 +74,8 @@ class RowResult:
     observed: str | None
     reason: str | None = None
     release: str | None = None
+    backends: tuple[str, ...] = ()
+    """The SDPA kernels the probe's default-choice calls ran on (torch rows; empty elsewhere)."""
 
     @property
     def ok(self) -> bool:
@@ -231,12 +234,14 @@ def _run_one(
             # framework warnings (deprecations, "unfused implementation") would bury the table;
             # probes that are about a warning record it themselves
             warnings.simplefilter("ignore")
-            observed = probe()
+            with noting_backends() as backends:
+                observed = probe()
     except Exception as error:
         raised = f"probe raised: {type(error).__name__}: {error}"
         return RowResult(claim, "probe_error", raised, release=release)
     expected = expected_for(claim, release) if release is not None else claim.expected
-    return RowResult(claim, "ok" if observed == expected else "mismatch", observed, None, release)
+    status: Status = "ok" if observed == expected else "mismatch"
+    return RowResult(claim, status, observed, None, release, tuple(backends))
 
 
 def skip_reasons(claims: Iterable[Claim]) -> dict[str, str | None]:
@@ -336,8 +341,9 @@ def to_json(
     Every row has ``id``, ``api``, ``argument``, ``expected`` (for the release it is compared
     with), ``expected_for`` (that release; null for the other frameworks' rows), ``changed_in``
     (the releases ``X.Y`` where the row's behaviour changed), ``observed``, ``ok`` and
-    ``status``; ``docs_say`` where the documentation disagrees; ``reason`` for rows not verified
-    or skipped.
+    ``status``, ``backends`` (the SDPA kernels the probe's default-choice calls ran on, empty
+    for rows that call no SDPA); ``docs_say`` where the documentation disagrees; ``reason`` for
+    rows not verified or skipped.
     """
     context = context if context is not None else release_context()
     rows: list[dict[str, Any]] = []
@@ -353,6 +359,7 @@ def to_json(
             "observed": result.observed,
             "ok": result.ok,
             "status": result.status,
+            "backends": list(result.backends),
         }
         if claim.docs_say is not None:
             row["docs_say"] = claim.docs_say

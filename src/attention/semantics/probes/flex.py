@@ -7,23 +7,34 @@
 from __future__ import annotations
 
 import warnings
+from types import ModuleType
 
+import torch
 from torch import Tensor
-from torch.nn.attention import flex_attention as flex
 
-from attention.semantics.observe import boolean_polarity, empty_row_outcome
+from attention.semantics.observe import boolean_polarity, call_outcome, empty_row_outcome
 from attention.semantics.probes.inputs import (
     EMPTY_ROW_ALLOWED,
     PATTERN,
     read_weights,
     weight_inputs,
 )
+from attention.semantics.probes.releases import ABSENT, optional_module
 from attention.semantics.registry import probe
 
-__all__ = ["flex_attention_fully_masked_row", "flex_attention_mask_mod"]
+__all__ = [
+    "flex_attention_block_mask_reuse",
+    "flex_attention_fully_masked_row",
+    "flex_attention_mask_mod",
+]
 
 
-def _flex_weights(allowed: Tensor) -> Tensor:
+def _flex() -> ModuleType | None:
+    """``torch.nn.attention.flex_attention``, or None on a release without it (before 2.5)."""
+    return optional_module("torch.nn.attention.flex_attention")
+
+
+def _flex_weights(flex: ModuleType, allowed: Tensor) -> Tensor:
     """Weights [L, S] of ``flex_attention`` with ``mask_mod`` = ``allowed[q_idx, kv_idx]``."""
     length, source = allowed.shape
 
@@ -47,10 +58,34 @@ def _flex_weights(allowed: Tensor) -> Tensor:
 @probe("flex_attention.mask_mod")
 def flex_attention_mask_mod() -> str:
     """What a ``mask_mod`` returning True means in ``flex_attention``."""
-    return boolean_polarity(_flex_weights(PATTERN), PATTERN)
+    if (flex := _flex()) is None:
+        return ABSENT
+    return boolean_polarity(_flex_weights(flex, PATTERN), PATTERN)
 
 
 @probe("flex_attention.fully_masked_row")
 def flex_attention_fully_masked_row() -> str:
     """Output of a query for which ``mask_mod`` returns False for every key."""
-    return empty_row_outcome(_flex_weights(EMPTY_ROW_ALLOWED)[1])
+    if (flex := _flex()) is None:
+        return ABSENT
+    return empty_row_outcome(_flex_weights(flex, EMPTY_ROW_ALLOWED)[1])
+
+
+@probe("flex_attention.block_mask.reuse")
+def flex_attention_block_mask_reuse() -> str:
+    """A ``BlockMask`` made for 256 queries and keys, reused for 128 (a shorter batch)."""
+    if (flex := _flex()) is None:
+        return ABSENT
+
+    def causal(batch: Tensor, head: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
+        return q_idx >= kv_idx
+
+    block_mask = flex.create_block_mask(causal, 1, 1, 256, 256, device="cpu")
+    query = torch.zeros(1, 1, 128, 16)  # [B, H, L=128, D]
+
+    def reuse() -> object:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            return flex.flex_attention(query, query, query, block_mask=block_mask)
+
+    return call_outcome(reuse)[0]

@@ -56,6 +56,7 @@ __all__ = [
     "mha_fully_masked_row_fast_path",
     "mha_fully_masked_row_need_weights_false",
     "mha_fully_masked_row_need_weights_true",
+    "mha_is_causal_key_padding_mask_need_weights_false",
     "mha_is_causal_need_weights_true",
     "mha_is_causal_without_attn_mask",
     "mha_is_causal_without_attn_mask_fast_path",
@@ -224,6 +225,29 @@ def mha_attn_mask_with_is_causal_need_weights_false() -> str:
     if causal_alignment(weights) == "upper_left":
         return "ignored"
     if same(weights, torch.full_like(weights, 1 / 3)):
+        return "applied"
+    return f"unrecognised: weights {describe(weights)}"
+
+
+@probe("mha.is_causal.key_padding_mask.need_weights_false")
+def mha_is_causal_key_padding_mask_need_weights_false() -> str:
+    """``is_causal=True`` with an ``attn_mask`` and a ``key_padding_mask``, ``need_weights=False``.
+
+    The ``attn_mask`` forbids nothing and the padding mask forbids key 1.  Padding alone gives
+    every query keys 0 and 2; the hint applied on top would leave query 0 with key 0 only.
+    """
+    nothing_forbidden = torch.zeros(3, 3, dtype=torch.bool)  # [L, S], forbidden convention
+    key_padding_mask = torch.tensor([[False, True, False]])  # [B, S]: key 1 is padding
+    weights = mha_weights(
+        "need_weights_false",
+        attn_mask=nothing_forbidden,
+        key_padding_mask=key_padding_mask,
+        is_causal=True,
+    )
+    padding_only = ~key_padding_mask.expand(3, 3)  # [L, S], allowed convention
+    if torch.equal(weights > 0, padding_only):
+        return "ignored"  # the hint is ignored: the attn_mask and the padding mask apply
+    if torch.equal(weights > 0, padding_only & torch.ones(3, 3, dtype=torch.bool).tril()):
         return "applied"
     return f"unrecognised: weights {describe(weights)}"
 

@@ -18,7 +18,6 @@ from typing import Any
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
-from torch.nn.attention import SDPBackend, sdpa_kernel
 
 from attention.semantics.observe import (
     additive_reading,
@@ -39,26 +38,36 @@ from attention.semantics.probes.inputs import (
     read_weights,
     weight_inputs,
 )
+from attention.semantics.probes.kernels import (
+    KernelUnavailableError,
+    cpu_kernels,
+    force,
+    note_backend,
+)
+from attention.semantics.probes.releases import ABSENT
 from attention.semantics.registry import probe
 
 __all__ = [
-    "CPU_KERNELS",
     "sdpa_attn_mask_bool",
     "sdpa_attn_mask_bool_cuda",
     "sdpa_attn_mask_float",
+    "sdpa_attn_mask_float32_low_precision",
+    "sdpa_attn_mask_masked_nan",
+    "sdpa_attn_mask_masked_nan_key",
     "sdpa_dropout_p_without_training_flag",
+    "sdpa_enable_gqa_heads_not_dividing",
     "sdpa_fully_masked_row",
     "sdpa_fully_masked_row_additive",
+    "sdpa_fully_masked_row_grad",
     "sdpa_is_causal_alignment",
     "sdpa_is_causal_alignment_cuda",
+    "sdpa_is_causal_decode_step",
     "sdpa_is_causal_with_attn_mask",
     "sdpa_is_causal_with_attn_mask_math",
+    "sdpa_one_kv_head_without_enable_gqa",
     "sdpa_scale_default",
     "sdpa_weights",
 ]
-
-CPU_KERNELS = (SDPBackend.MATH, SDPBackend.FLASH_ATTENTION)
-"""The two SDPA kernels a CPU build has: the reference math and a fused flash attention."""
 
 
 def sdpa_weights(
@@ -81,6 +90,7 @@ def sdpa_weights(
     query, key, value = weight_inputs(
         length, source, layout=layout, value_width=value_width, dtype=dtype, device=device
     )
+    note_backend(query, key, value, **kwargs)  # which kernel a default-choice call runs on
     output = F.scaled_dot_product_attention(query, key, value, **kwargs)  # [.., L, Dv]
     return read_weights(output, layout, source)  # [L, S]
 
@@ -88,14 +98,18 @@ def sdpa_weights(
 def _each_cpu_kernel(observe: Callable[[], str]) -> str:
     """``observe()`` with the default kernel choice, then with each CPU kernel forced in turn.
 
-    On CPU, SDPA has a math kernel and a fused flash-attention kernel; the default choice depends
-    on the inputs.  Forcing one with ``sdpa_kernel`` is the evidence of which one ran: a kernel
-    that cannot take the call raises instead of handing it to another.
+    On CPU, SDPA has a math kernel and, on the releases that have it, a fused flash-attention
+    kernel (:func:`~attention.semantics.probes.kernels.cpu_kernels`); the default choice
+    depends on the inputs.  Forcing one is the evidence of which one ran: a kernel that cannot
+    take the call raises instead of handing it to another.
     """
     seen = {"default": observe()}
-    for backend in CPU_KERNELS:
-        with sdpa_kernel(backend):
-            seen[backend.name.lower()] = observe()
+    for kernel in cpu_kernels():
+        try:
+            with force(kernel):
+                seen[kernel] = observe()
+        except KernelUnavailableError:
+            continue  # this release's kernel takes no such inputs (torch 2.1, 2.2: no masks)
     return agreed(seen)
 
 
@@ -161,9 +175,14 @@ def sdpa_is_causal_with_attn_mask() -> str:
     value head dimension equals the query's (:func:`sdpa_weights`' default); with ``Dv != D`` the
     default choice is the math kernel, which the next row covers.
     """
-    with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
-        forced = _causal_with_mask()
-    return agreed({"default": _causal_with_mask(), "flash_attention forced": forced})
+    seen = {"default": _causal_with_mask()}
+    if "flash_attention" in cpu_kernels():
+        try:
+            with force("flash_attention"):
+                seen["flash_attention forced"] = _causal_with_mask()
+        except KernelUnavailableError:
+            pass  # torch 2.1, 2.2: the CPU flash kernel takes no attn_mask
+    return agreed(seen)
 
 
 @probe("sdpa.is_causal_with_attn_mask.math")
@@ -174,7 +193,7 @@ def sdpa_is_causal_with_attn_mask_math() -> str:
     (8) show the choice without forcing it: the default selection must send them to a kernel that
     rejects the combination.
     """
-    with sdpa_kernel(SDPBackend.MATH):
+    with force("math"):
         forced = _causal_with_mask()
     return agreed(
         {
@@ -227,6 +246,7 @@ def _sdpa_scale() -> str:
     query = torch.tensor([[[[2.0, 0.0, 0.0, 0.0]]]], dtype=DTYPE)  # [B, H, L=1, D=4]
     key = torch.tensor([[[[0.0, 0.0, 0.0, 0.0], [2.0, 0.0, 0.0, 0.0]]]], dtype=DTYPE)  # S=2
     value = torch.eye(2, 4, dtype=DTYPE)[None, None]  # one-hot, same width as the keys
+    note_backend(query, key, value)
     weights = F.scaled_dot_product_attention(query, key, value)[0, 0, :, :2]  # [L=1, S=2]
     raw = torch.tensor([[0.0, 4.0]], dtype=DTYPE)  # q . k for the two keys
     for word, scale in (("1/sqrt(d_k)", 1 / math.sqrt(4)), ("1", 1.0), ("1/d_k", 1 / 4)):
@@ -246,3 +266,107 @@ def sdpa_attn_mask_bool_cuda() -> str:
 def sdpa_is_causal_alignment_cuda() -> str:
     """``is_causal=True`` with L < S on a CUDA device, float16, default kernel selection."""
     return causal_alignment(sdpa_weights(2, 4, device="cuda", dtype=torch.float16, is_causal=True))
+
+
+@probe("sdpa.is_causal.decode_step")
+def sdpa_is_causal_decode_step() -> str:
+    """``is_causal=True`` on a decode step: one new query (L = 1) against S = 4 cached keys."""
+    return _each_cpu_kernel(lambda: causal_alignment(sdpa_weights(1, 4, is_causal=True)))
+
+
+@probe("sdpa.fully_masked_row.grad")
+def sdpa_fully_masked_row_grad() -> str:
+    """The gradient reaching the query of a row with no allowed key: zeros or NaN, per kernel."""
+
+    def gradient_row() -> str:
+        query, key, value = weight_inputs(3, 3, layout="BHLD")  # [B, H, ., D]
+        for tensor in (query, key, value):
+            tensor.requires_grad_(True)
+        note_backend(query, key, value, attn_mask=EMPTY_ROW_ALLOWED)
+        output = F.scaled_dot_product_attention(query, key, value, attn_mask=EMPTY_ROW_ALLOWED)
+        output.sum().backward()  # type: ignore[no-untyped-call]
+        grads = [t.grad for t in (query, key, value)]
+        if any(grad is None for grad in grads):
+            raise RuntimeError("backward gave no gradient to query, key or value")
+        if any(bool(torch.isnan(grad).any()) for grad in grads if grad is not None):
+            return "nan"  # a NaN anywhere: it spreads into every parameter update
+        assert query.grad is not None
+        return empty_row_outcome(query.grad[0, 0, 1])  # the masked query's gradient row
+
+    return _each_cpu_kernel(gradient_row)
+
+
+def _masked_nan(where: str) -> str:
+    """Whether a NaN in key / value 2, which every query's mask hides, reaches the output."""
+
+    def observe(mask: Tensor) -> str:
+        query, key, value = weight_inputs(3, 3, layout="BHLD")  # [B, H, ., D]
+        (key if where == "key" else value)[0, 0, 2] = float("nan")
+        note_backend(query, key, value, attn_mask=mask)
+        output = F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+        return "leaks" if bool(torch.isnan(output).any()) else "contained"
+
+    allowed = torch.tensor([[True, True, False]] * 3)  # [L, S]: key 2 hidden from every query
+    additive = torch.zeros(3, 3, dtype=DTYPE).masked_fill(~allowed, float("-inf"))
+    return agreed(
+        {
+            "Boolean mask": _each_cpu_kernel(lambda: observe(allowed)),
+            "additive mask": _each_cpu_kernel(lambda: observe(additive)),
+        }
+    )
+
+
+@probe("sdpa.attn_mask.masked_nan")
+def sdpa_attn_mask_masked_nan() -> str:
+    """Whether a NaN in a masked-out value (padding never written) reaches the output."""
+    return _masked_nan("value")
+
+
+@probe("sdpa.attn_mask.masked_nan.key")
+def sdpa_attn_mask_masked_nan_key() -> str:
+    """Whether a NaN in a masked-out key reaches the output."""
+    return _masked_nan("key")
+
+
+@probe("sdpa.attn_mask.float32.low_precision")
+def sdpa_attn_mask_float32_low_precision() -> str:
+    """A float32 additive mask with bfloat16 and float16 inputs: accepted or rejected."""
+    mask = torch.zeros(3, 3, dtype=torch.float32)  # [L, S]
+
+    def observe(dtype: torch.dtype) -> Callable[[], str]:
+        return lambda: call_outcome(lambda: sdpa_weights(3, 3, dtype=dtype, attn_mask=mask))[0]
+
+    return agreed(
+        {
+            str(dtype).removeprefix("torch."): _each_cpu_kernel(observe(dtype))
+            for dtype in (torch.bfloat16, torch.float16)
+        }
+    )
+
+
+def _gqa_call(query_heads: int, kv_heads: int, **kwargs: Any) -> Tensor:
+    query = torch.zeros(1, query_heads, 2, 8, dtype=DTYPE)  # [B, Hq, L, D]
+    key = torch.zeros(1, kv_heads, 2, 8, dtype=DTYPE)  # [B, Hkv, S, D]
+    note_backend(query, key, key, **kwargs)
+    return F.scaled_dot_product_attention(query, key, key, **kwargs)  # [B, Hq, L, D]
+
+
+@probe("sdpa.enable_gqa.heads_not_dividing")
+def sdpa_enable_gqa_heads_not_dividing() -> str:
+    """``enable_gqa=True`` with 4 query heads and 3 key/value heads, which do not divide."""
+    query = torch.zeros(1, 2, 2, 8, dtype=DTYPE)  # [B, H, L, D]
+    try:  # a valid call: only a release without the argument fails
+        F.scaled_dot_product_attention(query, query, query, enable_gqa=False)
+    except TypeError:
+        return ABSENT
+    return _each_cpu_kernel(lambda: call_outcome(lambda: _gqa_call(4, 3, enable_gqa=True))[0])
+
+
+@probe("sdpa.one_kv_head.without_enable_gqa")
+def sdpa_one_kv_head_without_enable_gqa() -> str:
+    """4 query heads and one key/value head, without ``enable_gqa``, the default kernel choice.
+
+    Broadcasting the heads axis is only the math kernel's (the fused kernels take equal head
+    counts), so the dispatcher's choice, recorded beside the row, is the math kernel.
+    """
+    return call_outcome(lambda: _gqa_call(4, 1))[0]
