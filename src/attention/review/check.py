@@ -33,6 +33,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from attention.review.provenance import (
     CAUSAL,
     Const,
+    Dtype,
     Embedded,
     KeyCat,
     Mask,
@@ -166,6 +167,7 @@ CONVENTIONS = {
     "union_allowed": ("allowed", False),
 }
 ADDITIVE_CONVENTIONS = ("allowed_to_additive", "forbidden_to_additive")
+CONSTRUCTORS = ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like")
 FLOAT_METHODS = ("float", "half", "double", "bfloat16")
 INT_METHODS = ("long", "int", "byte", "short", "char")
 KEEP_METHODS = (
@@ -204,13 +206,21 @@ class _ScaledTensor:
 
 
 @dataclass(frozen=True)
+class _Created:
+    """A tensor made by ``torch.ones`` / ``zeros`` / ``full`` / ``empty``, of a known dtype."""
+
+    origin: Origin
+    dtype: Dtype | None
+
+
+@dataclass(frozen=True)
 class _Finfo:
     """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
 
     origin: Origin
 
 
-_Any = Value | _Transposed | _ScaledTensor | _Finfo
+_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Created
 
 
 def _int_literal(node: cst.BaseExpression | None) -> int | None:
@@ -840,6 +850,8 @@ class _Checker:
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
             return None
+        if short in CONSTRUCTORS and qualified and qualified.startswith("torch"):
+            return _Created(origin, self.created_dtype(node, like=short.endswith("_like")))
         if short in ("sqrt",) and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             names = _names_in(node.args[0].value) if node.args else []
             width = (
@@ -1108,7 +1120,9 @@ class _Checker:
                 diagonal = _int_literal(arg.value)
         if diagonal is None:
             return None
-        dtype = "bool" if "bool" in self.code(node) else "float"
+        dtype = source.dtype if isinstance(source, _Created) else None
+        if "bool" in self.code(node):
+            dtype = "bool"
         triangle = Triangle(lower=lower, diagonal=diagonal)
         name = "tril" if lower else "triu"
         if isinstance(source, Mask) and source.kind == "additive":
@@ -1116,9 +1130,20 @@ class _Checker:
         return Mask(
             "mask",
             Origin(node, f"{name}(…, diagonal={diagonal})"),
-            dtype=dtype,  # type: ignore[arg-type]
+            dtype=dtype,
             true_set=triangle,
         )
+
+    def created_dtype(self, node: cst.Call, *, like: bool) -> Dtype | None:
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "dtype":
+                text = self.code(arg.value)
+                if "bool" in text:
+                    return "bool"
+                if any(word in text for word in ("long", "int", "uint8")):
+                    return "int"
+                return "float" if "float" in text or "half" in text else None
+        return None if like else "float"
 
     def convert(self, mask: Mask, node: cst.Call, values: list[_Any | None]) -> _Any | None:
         text = " ".join(self.code(arg.value) for arg in node.args)

@@ -1,6 +1,8 @@
 """A padding mask broadcast along the query axis: the padded queries' rows have no key.
 
-Written from pytorch/pytorch#103749 (rows with no allowed key returning NaN).
+Written from pytorch/pytorch#103749 (SDPA returned NaN for the all-False rows a padding mask
+added to the Boolean attention mask); here the all-False rows come from indexing a key-padding
+mask onto the query axis.
 """
 
 import torch.nn.functional as F

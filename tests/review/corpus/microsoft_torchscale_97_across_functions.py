@@ -1,0 +1,18 @@
+"""The tokenizer's mask reaches the penalty through another function's parameter.
+
+Written from microsoft/torchscale#97: the encoder filled -1e8 where the Hugging Face mask is 1.
+Here the mask arrives as ``encoder_padding_mask``, a name that says True = padding, from a
+caller that passed the tokenizer's ``attention_mask``: the checker follows names within a
+function only, so it cannot see the polarity (a known miss).
+"""
+
+import torch
+
+
+def encoder_bias(encoder_padding_mask):
+    bias = torch.zeros(encoder_padding_mask.shape)
+    return bias.masked_fill(encoder_padding_mask.to(torch.bool), -1e8)  # expect: AM104, AM202
+
+
+def encode(batch):
+    return encoder_bias(batch["attention_mask"])
