@@ -30,3 +30,17 @@ def hook_entry() -> list[str]:
     (hook,) = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     program, *args = hook["entry"].split()
     return [sys.executable if program == "python" else program, *args]
+
+
+def test_flake8_finds_the_plugin_by_its_entry_point() -> None:
+    import importlib
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    target = project["entry-points"]["flake8.extension"]["AM"]
+    module, name = target.split(":")
+    plugin = getattr(importlib.import_module(module), name)
+    source = "import torch\ndef f(s, m):\n    return s.masked_fill(m, -1e9)\n"
+    found = list(plugin(None, source.splitlines(True), "m.py").run())
+    assert [(line, code.split()[0]) for line, _, code, _ in found] == [(3, "AM202")]
+    assert list(plugin(None, ["y = torch.softmax(\n"], "bad.py").run()) == []
