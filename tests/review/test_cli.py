@@ -223,3 +223,8 @@ def test_module_entry_point() -> None:
     )
     assert done.returncode == 1
     assert " AM101 " in done.stdout
+
+
+def test_a_file_named_twice_is_reported_once(wrong, capsys) -> None:
+    _, out, _ = run([str(wrong), str(wrong), str(wrong.parent)], capsys)
+    assert out.count(" AM101 ") == 1

@@ -102,7 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
         config = _config(args)
-        files = list(_files(args.paths))
+        files = list(dict.fromkeys(_files(args.paths)))  # a file named twice is read once
     except ConfigError as error:
         print(f"attention.review: {error}", file=sys.stderr)
         return 2
