@@ -111,3 +111,51 @@ def test_conventions_functions_are_sources_with_known_conventions() -> None:
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=forbidden)\n"
     )
     assert [(f.line, f.code) for f in check_source(source)] == [(6, "AM101")]
+
+
+BRANCHES = """
+import torch.nn.functional as F
+from torch import nn
+
+mha = nn.MultiheadAttention(16, 2, batch_first=True)
+
+
+def attend(x, q, k, v, ids, pad_id, fused):
+    mask = ids == pad_id
+    if fused:
+        mask = ~mask
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask[:, None, None, :])
+    else:
+        return mha(x, x, x, key_padding_mask=mask)[0]
+"""
+
+
+def test_a_mask_flipped_on_one_branch_is_not_flipped_on_the_other() -> None:
+    assert check_source(BRANCHES) == []
+
+
+AFTER = """
+from torch import nn
+
+mha = nn.MultiheadAttention(16, 2, batch_first=True)
+
+
+def attend(x, ids, pad_id, fused):
+    mask = ids == pad_id
+    if fused:
+        mask = {branch}
+    return mha(x, x, x, key_padding_mask={passed})[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("branch", "passed", "codes"),
+    [
+        ("~mask", "mask", []),  # flipped on one path only: unknown afterwards
+        ("mask.clone()", "mask", []),  # forbidden on every path: right
+        ("mask.clone()", "~mask", ["AM102"]),  # allowed on every path: wrong
+    ],
+)
+def test_after_the_branches_a_name_keeps_only_what_they_share(branch, passed, codes) -> None:
+    source = AFTER.format(branch=branch, passed=passed)
+    assert [f.code for f in check_source(source)] == codes

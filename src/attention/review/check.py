@@ -24,7 +24,7 @@ scores or weights is checked against the rules (:mod:`attention.review.rules`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -376,14 +376,17 @@ class _Checker:
                 self.attributes.pop()
         elif isinstance(node, cst.If):
             self.scan(node.test)
-            self.statements(_body(node.body))
-            if node.orelse is not None:
-                self.statement(node.orelse)
+            orelse = node.orelse
+            self.branches(
+                [lambda: self.statements(_body(node.body))]
+                + ([lambda: self.statement(orelse)] if orelse is not None else []),
+                exhaustive=orelse is not None,
+            )
         elif isinstance(node, cst.Else):
             self.statements(_body(node.body))
         elif isinstance(node, (cst.For, cst.While)):
             self.scan(node.iter if isinstance(node, cst.For) else node.test)
-            self.statements(_body(node.body))
+            self.branches([lambda: self.statements(_body(node.body))], exhaustive=False)
             if node.orelse is not None:
                 self.statement(node.orelse)
         elif isinstance(node, cst.With):
@@ -391,9 +394,8 @@ class _Checker:
                 self.scan(item.item)
             self.statements(_body(node.body))
         elif isinstance(node, cst.Try):
-            self.statements(_body(node.body))
-            for handler in node.handlers:
-                self.statements(_body(handler.body))
+            blocks = [node.body, *(handler.body for handler in node.handlers)]
+            self.branches([self.block(body) for body in blocks], exhaustive=False)
             if node.orelse is not None:
                 self.statement(node.orelse)
             if node.finalbody is not None:
@@ -406,6 +408,29 @@ class _Checker:
                     self.statements(_body(child))
                 elif isinstance(child, cst.BaseExpression):
                     self.scan(child)
+
+    def block(self, body: cst.BaseSuite) -> Callable[[], None]:
+        """Reading ``body``, to run later as one branch."""
+        return lambda: self.statements(_body(body))
+
+    def branches(self, runs: list[Callable[[], None]], *, exhaustive: bool) -> None:
+        """Run each branch from the same state; afterwards a name keeps only a value they share.
+
+        A mask flipped on one path is not taken for flipped on the other (``if sdpa: m = ~m
+        else: mha(key_padding_mask=m)``); with no ``else`` the state before is one of the paths.
+        """
+        names, attributes = self.scopes[-1], self.attributes[-1]
+        ends = []
+        for run in runs:
+            self.scopes[-1], self.attributes[-1] = dict(names), dict(attributes)
+            run()
+            ends.append((self.scopes[-1], self.attributes[-1]))
+        if not exhaustive:
+            ends.append((names, attributes))
+        self.scopes[-1] = _shared([end[0] for end in ends])
+        self.attributes[-1] = _shared([end[1] for end in ends])
+        if len(self.scopes) == 1:
+            self.globals = self.scopes[0]
 
     def small(self, node: cst.BaseSmallStatement) -> None:
         if isinstance(node, cst.Import):
@@ -1320,6 +1345,16 @@ class _Checker:
                 "(softmax, MHA with weights) or zeros (SDPA)",
                 [("padding on both the query and the key axis", mask.query_and_key)],
             )
+
+
+def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
+    """The names every state binds to the same value."""
+    first, *others = states
+    return {
+        name: value
+        for name, value in first.items()
+        if all(other.get(name) is value for other in others)
+    }
 
 
 def _body(suite: cst.BaseSuite | Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
