@@ -4,8 +4,13 @@ The rows come from ``conf/semantics.toml`` through :mod:`attention.semantics.cla
 data ``python -m attention.semantics`` checks), and the result of each row on every verified torch
 release, with the date, from the records ``conf/records/torch-<release>.json`` (every path from
 :mod:`attention.semantics.paths`; framework metadata from :mod:`attention.semantics.registry`).
-A row whose behaviour changed between releases is marked "changed in X.Y", and
-``{semantics-changes}`` lists those rows.  In MyST::
+A row shows the value its probe observed on the newest verified release, the older releases'
+values under it ("Until torch 2.13.0: ok"), and the releases it was verified on as runs of
+consecutive releases with the same value ("torch 2.0.1–2.4.1: nan", "2.5.1–2.15.0: zeros"); a row
+whose behaviour changed between releases is marked "changed in X.Y", ``{semantics-changes}``
+lists those rows, and ``{semantics-disagreements}`` names the releases on which each row differs
+from the documentation.  The matrix of every row on every release is
+:mod:`semantics_releases`'s.  In MyST::
 
     ```{semantics-table}
     :prefix: sdpa softmax
@@ -46,6 +51,7 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from packaging.specifiers import SpecifierSet
 from site_messages import _
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -54,7 +60,13 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
 
 from attention.semantics import paths
-from attention.semantics.claims import Claim, load_all_claims, load_claims, load_ecosystem_claims
+from attention.semantics.claims import (
+    Claim,
+    expected_for,
+    load_all_claims,
+    load_claims,
+    load_ecosystem_claims,
+)
 from attention.semantics.record import claims_digest, load_record
 from attention.semantics.registry import VERIFIED_WITH, issue_url
 
@@ -78,8 +90,18 @@ def _labels() -> dict[str, str]:
         "verified": _("Verified on"),
         # Translators: a row whose behaviour differs from the given torch release (X.Y) on
         "changed": _("changed in {}"),
-        # Translators: what a row observes from the given torch release (X.Y) on
-        "from_release": _("From torch {}:"),
+        # Translators: under a row's value on the newest release, what the older releases
+        # observed: the last release (X.Y.Z) of those that observe it, and the value
+        "until_release": _("Until torch {release}: {value}"),
+        # Translators: a run of torch releases with the same observed value, in a row's
+        # "Verified on": releases "2.0.1–2.4.1" (or one release), value a word such as "zeros"
+        "run": _("torch {releases}: {value}"),
+        # Translators: the same, for the later runs of releases, under the first
+        "run_more": _("{releases}: {value}"),
+        # Translators: a row where the documentation and the library differ, after what the
+        # documentation says: the value observed and the releases (e.g. "2.3.1–2.13.0")
+        "differs_on": _("Observed {value} on torch {releases}."),
+        "not_verified_run": _("not verified"),
         "reproduce_release": _("Reproduce on torch {}"),
         # Translators: a list of releases or package versions, e.g. "2.13.0, 2.14.1"
         "separator": _(", "),
@@ -112,10 +134,28 @@ def _labels() -> dict[str, str]:
 _CODE = re.compile(r"`([^`]+)`")
 
 
+class value_literal(nodes.literal):  # noqa: N801 (docutils names node classes in lower case)
+    """A word of the vocabulary (``zeros``), written as ``<code class="literal">zeros</code>``.
+
+    A plain literal is ``<code class="docutils literal notranslate"><span class="pre">zeros
+    </span></code>``: 70 bytes for a five-letter word, which the mask-semantics page shows some
+    200 times.  A word holds no space to keep (span.pre) and is code, which no page translates.
+    """
+
+
+def _visit_value_literal(translator: Any, node: value_literal) -> None:
+    translator.body.append(f'<code class="literal">{translator.encode(node.astext())}</code>')
+    raise nodes.SkipNode
+
+
+def _value(word: str) -> value_literal:
+    return value_literal(word, word)
+
+
 def _with_value(label: str, value: str) -> list[nodes.Node]:
     """``label`` (with one ``{}``) around ``value``, a vocabulary word shown as code."""
     before, after = label.split("{}")
-    return [nodes.Text(before), nodes.literal(value, value), nodes.Text(after)]
+    return [nodes.Text(before), _value(value), nodes.Text(after)]
 
 
 def _inline(text: str) -> list[nodes.Node]:
@@ -255,7 +295,9 @@ class SemanticsTable(SphinxDirective):
         self, claim: Claim, language: str, labels: dict[str, str], record: dict[str, Any]
     ) -> list[nodes.row]:
         argument = claim.argument_in(language)
-        title = labels["title"].format(api=claim.api, argument=argument, observed=claim.expected)
+        # the headline is what the newest verified release does; the older values follow it
+        newest = _newest_value(claim, record)
+        title = labels["title"].format(api=claim.api, argument=argument, observed=newest)
         # the raw id, dots and all; the title is what a cross-reference to the row reads
         row = claim_row(ids=[claim.id], names=[claim.id], classes=["semantics-claim"])
         row["title"] = title
@@ -273,18 +315,13 @@ class SemanticsTable(SphinxDirective):
         )
 
         # the observed value is a word of the vocabulary above, the same in both languages
-        value = nodes.literal(claim.expected, claim.expected)
+        value = _value(newest)
         result = [_paragraph(nodes.strong("", "", value))]
-        for change in claim.changes:
-            # what the newer releases observe, under the older releases' value
-            word = nodes.literal(change.expected, change.expected)
-            result.append(
-                _paragraph(
-                    nodes.Text(labels["from_release"].format(change.since) + " "),
-                    nodes.strong("", "", word),
-                    classes=["semantics-changed-value"],
-                )
-            )
+        for last, older in _older_values(claim, record):
+            # what the older releases observe, newest first, under the newest release's value
+            word = nodes.strong("", "", _value(older))
+            item = _compose(labels["until_release"], release=last, value=word)
+            result.append(_paragraph(*item, classes=["semantics-changed-value"]))
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
             text = labels["not_observed"]
@@ -370,27 +407,55 @@ class SemanticsDisagreements(SphinxDirective):
         ecosystem = self.options.get("claims") == "ecosystem"
         source = ECOSYSTEM_FILE if ecosystem else CLAIMS_FILE
         self.env.note_dependency(str(source))
+        if not ecosystem:
+            for path in _data_files():
+                self.env.note_dependency(str(path))
+        records = _records()
         items = nodes.bullet_list()
         claims = load_ecosystem_claims(source) if ecosystem else load_claims(source)
         for claim in claims:
             if claim.docs_say is None:
                 continue
+            observed = _disagreement(claim, labels, records)
+            if not observed:
+                continue  # the documentation and the library agree on every verified release
             link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
             said = (
                 [nodes.Text(labels["undocumented"])]
                 if claim.docs_say == "unspecified"
                 else _with_value(labels["docs_say"], claim.docs_say)
             )
-            observed = _with_value(labels["observed"], claim.expected)
-            marks: list[nodes.Node] = []
-            for change in claim.changes:
-                mark = labels["changed"].format(change.since)
-                marks += [nodes.Text(" "), nodes.inline(mark, mark, classes=["semantics-changed"])]
             items += nodes.list_item(
-                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed, *marks)
+                "", _paragraph(link, nodes.Text(" — "), *said, nodes.Text(" "), *observed)
             )
         items["classes"].append("generated")
         return [items]
+
+
+def _disagreement(
+    claim: Claim, labels: dict[str, str], records: dict[str, Any]
+) -> list[nodes.Node]:
+    """What a row with ``docs_say`` observes where the documentation says otherwise.
+
+    A PyTorch row names the releases, grouped into runs ("Observed ok on torch 2.3.1–2.13.0."),
+    from the records; [] where every verified release agrees with the documentation.  A row no
+    record verified, and a row about another framework, states its claim.
+    """
+    runs = _runs(claim, records) if claim.framework == "torch" else []
+    if not any(value is not None for _, _, value in runs):
+        return _with_value(labels["observed"], claim.expected)
+    parts: list[nodes.Node] = []
+    for first, last, value in runs:
+        if value is None or value in ("absent", claim.docs_say):
+            continue
+        if parts:
+            parts.append(nodes.Text(" "))
+        parts += _compose(
+            labels["differs_on"],
+            value=_value(value),
+            releases=_version(_span(first, last)),
+        )
+    return parts
 
 
 def _under(claim_id: str, prefix: str) -> bool:
@@ -449,27 +514,94 @@ def _is_verified(claim: Claim, records: dict[str, Any]) -> bool:
     return row is not None and row.get("status") == "ok"
 
 
+def _span(first: str, last: str) -> str:
+    """A run of releases: "2.3.1–2.13.0", or one release."""
+    return first if first == last else f"{first}–{last}"
+
+
+def _runs(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str | None]]:
+    """(first, last, value) for each run of consecutive releases that observe the same value.
+
+    The releases are those whose record has the row, in release order; ``value`` is the word
+    observed, or None where the row was not verified.
+    """
+    runs: list[tuple[str, str, str | None]] = []
+    for release, _record, row in _torch_rows(claim, records):
+        value = row.get("observed") if row.get("status") == "ok" else None
+        if runs and runs[-1][2] == value:
+            runs[-1] = (runs[-1][0], release, value)
+        else:
+            runs.append((release, release, value))
+    return runs
+
+
+def _value_on(claim: Claim, release: str, records: dict[str, Any]) -> str:
+    """What the row observed on ``release``; the claim's expectation where no record says."""
+    row = records["torch"].get(release, {}).get("rows", {}).get(claim.id)
+    if row is not None and row.get("status") == "ok" and row.get("observed"):
+        return str(row["observed"])
+    return expected_for(claim, release)
+
+
+def _releases(records: dict[str, Any]) -> list[str]:
+    """The verified releases that have a record, else every listed release, in release order."""
+    recorded = [release for release, record in records["torch"].items() if record.get("rows")]
+    return recorded or [release.torch for release in paths.torch_releases()]
+
+
+def _newest_value(claim: Claim, records: dict[str, Any]) -> str:
+    """The row's value on the newest verified release (an ecosystem row: its claim)."""
+    if claim.framework != "torch":
+        return claim.expected
+    return _value_on(claim, _releases(records)[-1], records)
+
+
+def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str]]:
+    """(last release, value) of each earlier run of releases, newest first."""
+    if claim.framework != "torch":
+        return []
+    runs: list[tuple[str, str]] = []
+    for release in _releases(records):
+        value = _value_on(claim, release, records)
+        if runs and runs[-1][1] == value:
+            runs[-1] = (release, value)
+        else:
+            runs.append((release, value))
+    return list(reversed(runs[:-1]))
+
+
 def _verified(
     claim: Claim, labels: dict[str, str], records: dict[str, Any]
 ) -> list[nodes.paragraph]:
-    """What the row was verified on: each release with its mark and the day of its run."""
+    """What the row was verified on: its runs of releases with their values, and the days."""
     if claim.framework == "torch":
         shown = _torch_rows(claim, records)
-        if shown and all(row.get("status") == "ok" for _, _, row in shown):
-            # one line per release: "torch 2.13.0 ✓ · 2026-12-01"
+        if any(row.get("status") == "ok" for _, _, row in shown):
+            # "torch 2.0.1–2.15.0 ✓" where every release observes the same value, else one line
+            # per run of releases with the same value: "torch 2.0.1–2.4.1: nan ✓", "2.5.1–2.15.0:
+            # zeros ✓"; then the days of the runs
+            runs = _runs(claim, records)
             lines = []
-            for release, record, _row in shown:
-                text = f"torch {release} ✓"
-                lines.append(
-                    _paragraph(
-                        _version(text),
-                        nodes.Text(" · "),
-                        # a day never breaks at its hyphens ("2026-" / "12-01")
-                        nodes.inline(record["date"], record["date"], classes=["semantics-day"]),
-                        classes=["semantics-release"],
-                    )
+            if len(runs) == 1:
+                text = f"torch {_span(runs[0][0], runs[0][1])} ✓"
+                lines.append(_paragraph(_version(text), classes=["semantics-release"]))
+            for index, (first, last, value) in enumerate(runs if len(runs) > 1 else []):
+                word = labels["not_verified_run"] if value is None else value
+                item = _compose(
+                    labels["run"] if index == 0 else labels["run_more"],
+                    releases=_version(_span(first, last)),
+                    value=_value(word) if value is not None else nodes.Text(word),
                 )
-            return lines
+                # no break before the mark: it belongs to the value
+                mark = [nodes.Text("\u00a0✓")] if value is not None else []
+                lines.append(_paragraph(*item, *mark, classes=["semantics-release"]))
+            days = sorted({record["date"] for _, record, row in shown if row.get("status") == "ok"})
+            # a day never breaks at its hyphens ("2026-" / "12-01"), a span of days only at its
+            # spaces (semantics-table.css: the days are spans without a class, 40 bytes fewer)
+            span: list[nodes.Node] = [nodes.inline(days[0], days[0])]
+            if len(days) > 1:
+                span += [nodes.Text(" – "), nodes.inline(days[-1], days[-1])]
+            return [*lines, _paragraph(*span, classes=["semantics-date"])]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
             text = labels["not_verified"]
             return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]
@@ -534,12 +666,33 @@ def _records() -> dict[str, Any]:
     return _RECORDS[key]
 
 
+def _supported(release: str, record: dict[str, Any]) -> bool:
+    """True when the package supports ``release``, so the pages' doctests ran on it there."""
+    requires = str(record.get("package", {}).get("requires", "torch"))
+    return SpecifierSet(requires.removeprefix("torch").strip()).contains(release)
+
+
 def _release_list(labels: dict[str, str]) -> str:
-    """The verified torch releases that have a record, as "2.13.0 and 2.14.1"."""
-    releases = [release for release, record in _records()["torch"].items() if record.get("rows")]
-    if len(releases) < 2:
-        return "".join(releases)
-    return ", ".join(releases[:-1]) + labels["and"] + releases[-1]
+    """The releases the pages' examples are verified on, in runs: "2.5.1–2.15.0".
+
+    Those with a record and within the package's requirement: older releases get their rows
+    probed, not the pages' doctests.
+    """
+    records = _records()["torch"]
+    listed = list(records)
+    runs: list[tuple[str, str]] = []
+    for index, release in enumerate(listed):
+        record = records[release]
+        if not record.get("rows") or not _supported(release, record):
+            continue
+        if runs and listed.index(runs[-1][1]) == index - 1:
+            runs[-1] = (runs[-1][0], release)
+        else:
+            runs.append((release, release))
+    texts = [_span(first, last) for first, last in runs]
+    if len(texts) < 2:
+        return "".join(texts)
+    return labels["separator"].join(texts[:-1]) + labels["and"] + texts[-1]
 
 
 class SemanticsChanges(SphinxDirective):
@@ -561,8 +714,8 @@ class SemanticsChanges(SphinxDirective):
                 item = _compose(
                     labels["change_item"],
                     mark=nodes.inline(mark, mark, classes=["semantics-changed"]),
-                    before=nodes.literal(before, before),
-                    after=nodes.literal(change.expected, change.expected),
+                    before=_value(before),
+                    after=_value(change.expected),
                     note=_inline(change.note(language)),
                 )
                 items += nodes.list_item("", _paragraph(link, nodes.Text(" — "), *item))
@@ -655,6 +808,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_css_file("semantics-table.css")  # docs/_static/semantics-table.css
     app.add_enumerable_node(claim_row, "semantics-claim", _claim_title)
     app.add_node(reproduce_block, html=(_visit_reproduce_html, None))
+    app.add_node(value_literal, html=(_visit_value_literal, None))
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
     app.add_directive("semantics-record", SemanticsRecord)

@@ -59,16 +59,37 @@ def _version() -> str:
 
 
 def _records() -> dict[str, dict[str, object]]:
-    """claim id -> (release texts, dates) expected on its row, from the committed records."""
-    expected: dict[str, dict[str, object]] = {}
+    """claim id -> (release texts, dates) expected on its row, from the committed records.
+
+    A row names its releases as runs of consecutive releases with the same observed value:
+    "torch 2.0.1–2.15.0 ✓" where all agree, else each run with its value ("2.0.1–2.4.1",
+    "nan"); then the first and the last day of the runs.
+    """
+    seen: dict[str, list[tuple[str, str | None, str]]] = {}
     for release in paths.torch_releases():
         path = paths.torch_record(release.torch)
         record = json.loads(path.read_text(encoding="utf-8"))
         for claim_id, row in record["rows"].items():
-            shown = expected.setdefault(claim_id, {"status": "ok", "releases": []})
-            if row["status"] != "ok":
-                shown["status"] = row["status"]
-            shown["releases"] = [*shown["releases"], f"torch {release.torch} ✓", record["date"]]  # type: ignore[misc]
+            value = row["observed"] if row["status"] == "ok" else None
+            seen.setdefault(claim_id, []).append((release.torch, value, record["date"]))
+    expected: dict[str, dict[str, object]] = {}
+    for claim_id, cells in seen.items():
+        if all(value is None for _, value, _ in cells):
+            expected[claim_id] = {"status": "not_verified", "releases": []}
+            continue
+        runs: list[list[str | None]] = []
+        for release, value, _day in cells:
+            if runs and runs[-1][2] == value:
+                runs[-1][1] = release
+            else:
+                runs.append([release, release, value])
+        spans = [f"{a}–{b}" if a != b else str(a) for a, b, _ in runs]
+        if len(runs) == 1:
+            texts = [f"torch {spans[0]} ✓"]
+        else:
+            texts = [*spans, *(str(value) for *_, value in runs if value is not None)]
+        days = sorted(day for _, value, day in cells if value is not None)
+        expected[claim_id] = {"status": "ok", "releases": [*texts, days[0], days[-1]]}
     ecosystem = json.loads(paths.ECOSYSTEM_RECORD.read_text(encoding="utf-8"))
     for claim_id, row in ecosystem["rows"].items():
         framework = claim_id.split(".")[0]
