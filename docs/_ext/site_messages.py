@@ -31,7 +31,12 @@ from sphinx.util.typing import ExtensionMetadata
 CATALOGUE = "site"
 EXT = Path(__file__).resolve().parent
 LOCALES = EXT.parent / "locales"
-SOURCES = (EXT / "semantics_table.py", EXT / "benchmark_table.py", EXT / "citation.py")
+SOURCES = (
+    EXT / "semantics_table.py",
+    EXT / "semantics_releases.py",
+    EXT / "benchmark_table.py",
+    EXT / "citation.py",
+)
 
 _ = get_translation(CATALOGUE)
 

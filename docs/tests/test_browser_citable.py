@@ -1,7 +1,8 @@
 """What a reviewer who cites the site needs, in headless Chromium, in both languages.
 
 * Every table of every page fits its column at 1280 px (nothing to scroll sideways for), and the
-  mask tables fit a 390 px phone as well.
+  mask tables fit a 390 px phone as well; the rows × releases matrix, which scrolls in its own
+  box, is checked in ``test_browser_releases.py``.
 * Ids and API names in tables, headings and prose break only after a dot or an underscore
   (where the build put a ``<wbr>``), never inside a word; shapes and versions never break.
 * A heading's copy-link button stays on the line of the heading's last word, and its ¶ shows
@@ -46,6 +47,7 @@ READ = """() => {
     const wrapper = table.closest('.table-wrapper');
     const section = table.closest('section[id]');
     return {section: section ? section.id : '', mask: table.matches('.semantics-table'),
+            boxed: table.matches('.semantics-matrix'),
             scroll: (wrapper || table).scrollWidth,
             client: (wrapper || table.parentElement).clientWidth};
   });
@@ -140,7 +142,9 @@ def test_every_table_fits_its_column_on_a_desktop(browser: Browser, language: st
         f"{path}#{table['section']}: {table['scroll']} px in {table['client']} px"
         for path, seen in layout.pages.items()
         for table in seen["tables"]
-        if table["scroll"] > table["client"]
+        # the rows × releases matrix scrolls in its own box by design; the page around it does
+        # not (test_browser_releases.py)
+        if table["scroll"] > table["client"] and not table["boxed"]
     ]
     assert not wide, f"tables wider than their column at {DESKTOP} px:\n" + "\n".join(wide)
 
