@@ -407,7 +407,13 @@ class ReleasePackage(_Directive):
                 names = nodes.bullet_list()
                 for name, why in fails:
                     names += nodes.list_item(
-                        "", _paragraph(_word(name), nodes.Text(" — "), nodes.Text(why))
+                        # the exception's own words: English on every page, as torch wrote them
+                        "",
+                        _paragraph(
+                            _word(name),
+                            nodes.Text(" — "),
+                            nodes.inline(why, why, classes=["notranslate"]),
+                        ),
                     )
                 item += names
             runs += item
