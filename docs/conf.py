@@ -95,6 +95,7 @@ extensions = [
     "site_support",  # docs/_ext/site_support.py: languages, language switch, API names
     "semantics_table",  # docs/_ext/semantics_table.py: the verified mask-semantics table
     "semantics_releases",  # docs/_ext/semantics_releases.py: the rows release by release
+    "review_rules",  # docs/_ext/review_rules.py: the checker's rules, from its registry
     "benchmark_table",  # docs/_ext/benchmark_table.py: the committed benchmark record
     "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
     "citation",  # docs/_ext/citation.py: the Cite page's examples, from this build

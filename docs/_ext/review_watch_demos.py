@@ -1,0 +1,107 @@
+"""Each runtime watch rule's demonstration: a real call the watch flags, as doctest text.
+
+The static rules keep theirs in :mod:`attention.review.demos`; the watch's rules
+(:mod:`attention.review.watch_rules`) carry none, so the site keeps them here, beside the
+extension that shows them (``docs/_ext/review_rules.py``).  ``docs/review/conftest.py`` runs
+each one as a doctest on the installed torch, one pytest item per rule, and the build warns when
+a watch rule has no demonstration or a demonstration names no rule.  Each prints what the watch
+reported (its headline) and what the call returned.
+"""
+
+# ruff: noqa: E501  (doctest text kept verbatim, as it is shown on the page)
+
+from __future__ import annotations
+
+__all__ = ["WATCH_DEMOS"]
+
+_HEAD = """\
+>>> import warnings
+>>> import torch
+>>> import torch.nn.functional as F
+>>> from attention.review import watch
+"""
+
+WATCH_DEMOS: dict[str, str] = {
+    "AW201": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]   # v = I: outputs are weights
+>>> future = torch.ones(3, 3, dtype=torch.bool).triu(diagonal=1)    # meant as "masked out"
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=future)
+>>> print(seen.findings[0].headline)
+AW201 inverted-boolean-mask: attn_mask [3, 3] (torch.bool) allows exactly the keys after each query (the future), and forbids every query its own key
+>>> out[0, 0]                                                       # each query reads the future
+tensor([[0.0000, 0.5000, 0.5000],
+        [0.0000, 0.0000, 1.0000],
+        [0.0000, 0.0000, 0.0000]])
+""",
+    "AW202": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]
+>>> allowed = torch.tensor([[True, True, False], [True, True, False], [False, False, False]])
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+>>> print(seen.findings[0].headline)
+AW202 fully-masked-row: attn_mask [3, 3] (torch.bool): query 2 may attend to no key
+>>> out[0, 0, 2]                                                    # what this torch returns
+tensor([0., 0., 0.])
+""",
+    "AW203": _HEAD
+    + """\
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.zeros(2, 3, 2)
+>>> padding = torch.tensor([[False, False, True], [True, True, True]])   # item 1: all padding
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out, weights = mha(x, x, x, key_padding_mask=padding)
+>>> print(seen.findings[0].headline)
+AW203 padding-hides-item: key_padding_mask [2, 3] (...) hides every key of batch item 1
+>>> weights[1]
+tensor([[nan, nan, nan],
+        [nan, nan, nan],
+        [nan, nan, nan]], grad_fn=<SelectBackward0>)
+""",
+    "AW204": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]
+>>> causal = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal.float())
+>>> print(seen.findings[0].headline)
+AW204 positive-additive-mask: attn_mask [3, 3] (torch.float32) holds 6 positive entries (only 0.0 and 1.0: a Boolean mask turned float), first at index (0, 0)
+>>> out[0, 0]                                                       # the future is still read
+tensor([[0.5761, 0.2119, 0.2119],
+        [0.4223, 0.4223, 0.1554],
+        [0.3333, 0.3333, 0.3333]])
+""",
+    "AW205": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]
+>>> additive = torch.zeros(3, 3); additive[0, 2] = float("nan")
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=additive)
+>>> print(seen.findings[0].headline)
+AW205 non-finite-additive-mask: attn_mask [3, 3] (torch.float32) holds 1 NaN entries
+>>> out[0, 0, 0]
+tensor([nan, nan, nan])
+""",
+    "AW206": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2, dtype=torch.float16); v = torch.eye(3, dtype=torch.float16)[None, None]
+>>> causal = torch.tril(torch.ones(3, 3, dtype=torch.bool))
+>>> additive = torch.zeros(3, 3).masked_fill(~causal, -1e9)         # float32, beyond float16
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=additive)
+>>> print(seen.findings[0].headline)
+AW206 mask-overflow: attn_mask [3, 3] (torch.float32) holds 3 finite entries beyond ±65504, the range of the query's torch.float16 (largest magnitude 1e+09): they become -inf
+""",
+    "AW207": _HEAD
+    + """\
+>>> q = torch.zeros(1, 1, 1, 2); k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]   # L = 1, S = 3
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+>>> print(seen.findings[0].headline)
+AW207 is-causal-shape: is_causal=True with query [1, 1, 1, 2] and key [1, 1, 3, 2]: L = 1 queries, S = 3 keys
+>>> out[0, 0]                                                       # the new token sees key 0 only
+tensor([[1., 0., 0.]])
+""",
+}
