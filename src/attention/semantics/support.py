@@ -62,8 +62,10 @@ def function_failure(function: Callable[..., Any]) -> str | None:
 
 
 def _benchmark_failure(kernel: str) -> str | None:
-    from attention import benchmark
-
+    try:
+        from attention import benchmark  # torch.utils.benchmark: older releases need more
+    except Exception as error:
+        return f"import: {type(error).__name__}: {error}".splitlines()[0]
     shape = benchmark.Shape(batch=1, heads=1, length=8, d_k=4, masked=True)
     try:
         with warnings.catch_warnings():
