@@ -502,9 +502,7 @@ class ReviewPrecommit(SphinxDirective):
             "  - repo: https://github.com/<owner>/attention   # where you install attention from\n"
             f"    rev: v{attention.__version__}\n"
             "    hooks:\n"
-            f"      - id: {ids[0]}\n"
-            "        additional_dependencies: [torch]   # the checker imports no torch; "
-            "the package needs it installed"
+            f"      - id: {ids[0]}"
         )
         return [_code(text, "yaml")]
 
