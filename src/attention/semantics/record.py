@@ -87,7 +87,7 @@ def record_release(record: Mapping[str, Any]) -> str:
 
 def _checked_fields(claim: Claim) -> dict[str, Any]:
     """The fields of ``claim`` that decide its verdict; the digest covers them."""
-    return {
+    fields = {
         "id": claim.id,
         "framework": claim.framework,
         "api": claim.api,
@@ -95,8 +95,10 @@ def _checked_fields(claim: Claim) -> dict[str, Any]:
         "expected": claim.expected,
         "changes": [[change.since, change.expected] for change in claim.changes],
         "requires": claim.requires,
-        "introduced": claim.introduced,
     }
+    if claim.framework == "torch":  # the release that brought the API: torch rows only
+        fields["introduced"] = claim.introduced
+    return fields
 
 
 def _module_source(name: str) -> str:
