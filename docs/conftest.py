@@ -85,6 +85,7 @@ class ReleaseAwareParser:
                 region.evaluator = ReleaseAware(region.evaluator)
             yield region
 
+
 # Not pages: build output, notebook outputs, helpers, this folder's own tests.
 collect_ignore_glob = ["_build/*", "jupyter_execute/*", "_vendor/*", "tests/*", "*.py"]
 
