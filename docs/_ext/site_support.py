@@ -148,6 +148,9 @@ _NAME = re.compile(r"[A-Za-z0-9_.]+(?:\([A-Za-z0-9_]*\))?")
 # after a dot or an underscore that follows a letter or digit and precedes a letter or underscore
 _NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z_])")
 _SHORTEST_PIECE = 3  # "d_k" and "F.softmax" keep their short part on the line of its neighbour
+# a kebab-case name (a review rule's, "padding-mask-on-the-query-axis"): it breaks after a hyphen
+_KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
+_KEBAB_BREAK = re.compile(r"(?<=[a-z0-9]-)(?=[a-z0-9])")
 
 
 def name_pieces(name: str) -> list[str]:
@@ -157,11 +160,17 @@ def name_pieces(name: str) -> list[str]:
     ['sdpa.', 'attn_', 'mask.', 'bool']
     >>> name_pieces("d_k"), name_pieces("2.14"), name_pieces("torch 2.13.0")
     (['d_k'], ['2.14'], ['torch 2.13.0'])
+    >>> name_pieces("mask-after-softmax"), name_pieces("1e-9")
+    (['mask-', 'after-', 'softmax'], ['1e-9'])
     """
-    if not _NAME.fullmatch(name):
+    if _KEBAB.fullmatch(name):
+        split = _KEBAB_BREAK.split(name)
+    elif _NAME.fullmatch(name):
+        split = _NAME_BREAK.split(name)
+    else:
         return [name]  # a shape, a call or a phrase, not a name: it keeps its line
     pieces: list[str] = []
-    for piece in _NAME_BREAK.split(name):
+    for piece in split:
         if pieces and (len(piece) < _SHORTEST_PIECE or len(pieces[-1]) < _SHORTEST_PIECE):
             pieces[-1] += piece
         else:
@@ -174,7 +183,8 @@ class wbr_literal(nodes.literal):  # noqa: N801 (docutils names node classes in 
 
 
 def _visit_wbr_literal(translator: Any, node: wbr_literal) -> None:
-    # No span.pre: a name holds no space or hyphen, so the <wbr> are its only breaks.
+    # No span.pre: a name holds no space, and a hyphen only where a <wbr> follows it, so the
+    # <wbr> are its only breaks.
     pieces = [translator.encode(piece) for piece in name_pieces(node.astext())]
     code = translator.starttag(node, "code", "", CLASS="docutils literal notranslate")
     translator.body.append(code + "<wbr>".join(pieces) + "</code>")

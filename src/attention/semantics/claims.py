@@ -219,8 +219,8 @@ class Claim:
     cannot be verified here.
 
     >>> claim = next(c for c in load_claims() if c.id == "sdpa.fully_masked_row")
-    >>> claim.expected, claim.docs_say, claim.disagrees_with_docs
-    ('zeros', 'nan', True)
+    >>> claim.expected, expected_for(claim, "2.5.1"), claim.docs_say, claim.disagrees_with_docs
+    ('nan', 'zeros', 'nan', True)
     """
 
     id: str
