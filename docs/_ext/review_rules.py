@@ -289,6 +289,9 @@ class ReviewRule(SphinxDirective):
             logger.warning("review-rule: %s", error.args[0], location=self.get_location())
             return []
         _pages(self.env)[self.env.docname] = rule.code
+        # not in the search index: the rules' table on review/index lists each code, name and
+        # summary, and 23 pages of examples and checker output would double the Chinese index
+        self.env.metadata[self.env.docname]["nosearch"] = ""
         labels = _labels()
         language = _language(self.config)
         docname = self.env.docname

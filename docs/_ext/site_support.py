@@ -35,12 +35,14 @@
 from __future__ import annotations
 
 import importlib
+import json
 import logging as stdlib_logging
 import os
 import re
 from pathlib import Path
 from typing import Any
 
+import sphinx.search
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.application import Sphinx
@@ -73,6 +75,18 @@ def _configure_language(app: Sphinx, config: Config) -> None:
         import jieba  # only the Chinese build needs it
 
         jieba.setLogLevel(stdlib_logging.WARNING)  # quiet its dictionary-loading chatter
+
+
+def _utf8_search_index(self: Any, data: Any) -> str:
+    """Sphinx's ``searchindex.js`` as UTF-8 text instead of ``\\uXXXX`` escapes.
+
+    Sphinx writes the file as UTF-8 but escapes every non-ASCII character: each Chinese
+    character then takes six bytes instead of three, and the Chinese index, which every search
+    downloads whole, weighed more than a page may (docs/tests/test_browser_weight.py).  The
+    search page declares UTF-8, so the browser reads the script the same either way.
+    """
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return f"{self.PREFIX}{text}{self.SUFFIX}"
 
 
 class _ChineseSearch(SearchChinese):
@@ -186,7 +200,8 @@ def _visit_wbr_literal(translator: Any, node: wbr_literal) -> None:
     # No span.pre: a name holds no space, and a hyphen only where a <wbr> follows it, so the
     # <wbr> are its only breaks.
     pieces = [translator.encode(piece) for piece in name_pieces(node.astext())]
-    code = translator.starttag(node, "code", "", CLASS="docutils literal notranslate")
+    # no "docutils" class: no style reads it, and a page has a hundred names
+    code = translator.starttag(node, "code", "", CLASS="literal notranslate")
     translator.body.append(code + "<wbr>".join(pieces) + "</code>")
     raise nodes.SkipNode
 
@@ -213,6 +228,22 @@ class _BreakableNames(SphinxPostTransform):
             name = wbr_literal(literal.rawsource, literal.astext(), **literal.attributes)
             name["classes"].append("wbr-name")
             literal.replace_self(name)
+
+
+class _CodeOutOfSearch(SphinxPostTransform):
+    """Keep code blocks out of the search index (Sphinx skips nodes of class ``no-search``).
+
+    Every lesson's doctests would otherwise put ``import``, ``tensor`` and every number they
+    print into the index, which the search page downloads whole: the Chinese index weighed more
+    than the budget of a page.  Names in prose (inline code) stay searchable.
+    """
+
+    default_priority = 900
+    formats = ("html",)
+
+    def run(self, **kwargs: Any) -> None:
+        for block in self.document.findall(nodes.literal_block):
+            block["classes"].append("no-search")
 
 
 logger = logging.getLogger(__name__)
@@ -263,6 +294,8 @@ def _check_public_names_documented(app: Sphinx, env: BuildEnvironment) -> None:
 def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_config_value("site_titles", {}, "html", types=frozenset({dict}))
     app.add_search_language(_ChineseSearch)
+    # the pinned Sphinx (9.0) writes the index through this one method
+    sphinx.search._JavaScriptIndex.dumps = _utf8_search_index  # type: ignore[method-assign]
     # priority 400: before sphinx-togglebutton turns its hint settings into page scripts
     app.connect("config-inited", _configure_language, priority=400)
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
@@ -270,6 +303,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_js_file("site.js")  # docs/_static/site.js
     app.add_node(wbr_literal, html=(_visit_wbr_literal, None))
     app.add_post_transform(_BreakableNames)
+    app.add_post_transform(_CodeOutOfSearch)
     app.connect("html-page-context", _add_language_switch)
     app.connect("missing-reference", _resolve_submodule_alias)
     app.connect("env-check-consistency", _check_public_names_documented)
