@@ -46,6 +46,7 @@ from babel.messages.extract import extract_from_file
 from babel.messages.pofile import write_po
 from docutils import nodes
 from review_watch_demos import WATCH_DEMOS
+from site_messages import load_catalogue
 from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
@@ -53,7 +54,6 @@ from sphinx.locale import get_translation
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
-from sphinx.util.i18n import CatalogInfo
 from sphinx.util.typing import ExtensionMetadata
 
 import attention
@@ -71,7 +71,6 @@ CATALOGUE = "review/registry"
 EXT = Path(__file__).resolve().parent
 DOCS = EXT.parent
 ROOT = DOCS.parent
-LOCALES = DOCS / "locales"
 RULES_FOLDER = "review/rules"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
 # what the pages are made from: a change to one rereads the pages that show it
@@ -650,17 +649,6 @@ def extract() -> Catalog:
     return catalogue
 
 
-def _load_catalogue(app: Sphinx) -> None:
-    """Compile the build language's catalogue if it changed, and register it."""
-    language = app.config.language
-    folder = LOCALES / str(language) / "LC_MESSAGES"
-    if (folder / f"{CATALOGUE}.po").is_file():
-        info = CatalogInfo(str(folder), CATALOGUE, "utf-8")
-        if info.is_outdated():
-            info.write_mo(str(language))
-    app.add_message_catalog(CATALOGUE, str(LOCALES))
-
-
 def _write_pot(app: Sphinx, exception: Exception | None) -> None:
     if exception is not None or app.builder.name != "gettext":
         return
@@ -676,7 +664,7 @@ def _write_pot(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    _load_catalogue(app)
+    load_catalogue(app, CATALOGUE)
     app.setup_extension("semantics_table")  # the rows the links are added to
     app.add_css_file("review-rules.css")  # docs/_static/review-rules.css
     app.add_node(

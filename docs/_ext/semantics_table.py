@@ -7,8 +7,8 @@ release, with the date, from the records ``conf/records/torch-<release>.json`` (
 A row shows the value its probe observed on the newest verified release, the older releases'
 values under it ("Until torch 2.13.0: ok"), and the releases it was verified on as runs of
 consecutive releases with the same value ("torch 2.0.1–2.4.1: nan", "2.5.1–2.15.0: zeros"); a row
-whose behaviour changed between releases is marked "changed in X.Y", ``{semantics-changes}``
-lists those rows, and ``{semantics-disagreements}`` names the releases on which each row differs
+whose behaviour changed between releases is marked "changed in X.Y", and
+``{semantics-disagreements}`` names the releases on which each row differs
 from the documentation.  The matrix of every row on every release is
 :mod:`semantics_releases`'s.  In MyST::
 
@@ -105,13 +105,9 @@ def _labels() -> dict[str, str]:
         "reproduce_release": _("Reproduce on torch {}"),
         # Translators: a list of releases or package versions, e.g. "2.13.0, 2.14.1"
         "separator": _(", "),
-        # Translators: an item of the list of changed rows: the mark "changed in X.Y", the
-        # value before and after, then what changed
-        "change_item": _("{mark}: {before} → {after}. {note}"),
         # Translators: under a lesson page title; the releases, e.g. "2.13.0 and 2.14.1"
         "lesson_releases": _("Every example on this page is verified on torch {}."),
         "and": _(" and "),
-        "no_change": _("No row changed between the verified releases."),
         "docs_say": _("The documentation says: {}."),
         "undocumented": _("Not documented."),
         "docs": _("Documentation"),
@@ -698,37 +694,6 @@ def _release_list(labels: dict[str, str]) -> str:
     return labels["separator"].join(texts[:-1]) + labels["and"] + texts[-1]
 
 
-class SemanticsChanges(SphinxDirective):
-    """The rows whose behaviour changed between verified torch releases, linked to their rows."""
-
-    has_content = False
-
-    def run(self) -> list[nodes.Node]:
-        labels = _labels()
-        for path in _data_files():
-            self.env.note_dependency(str(path))
-        language = "zh_CN" if str(self.config.language).startswith("zh") else "en"
-        items = nodes.bullet_list()
-        for claim in load_claims(CLAIMS_FILE):
-            before = claim.expected
-            for change in claim.changes:
-                link = nodes.reference("", "", nodes.literal(claim.id, claim.id), refid=claim.id)
-                mark = labels["changed"].format(change.since)
-                item = _compose(
-                    labels["change_item"],
-                    mark=nodes.inline(mark, mark, classes=["semantics-changed"]),
-                    before=_value(before),
-                    after=_value(change.expected),
-                    note=_inline(change.note(language)),
-                )
-                items += nodes.list_item("", _paragraph(link, nodes.Text(" — "), *item))
-                before = change.expected
-        if not items.children:
-            return [_paragraph(nodes.Text(labels["no_change"]), classes=["generated"])]
-        items["classes"].append("generated")
-        return [items]
-
-
 def _state_releases(app: Sphinx, doctree: nodes.document) -> None:
     """Under the title of every lesson page: the torch releases its examples are verified on."""
     env = app.env
@@ -815,7 +780,6 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.add_directive("semantics-table", SemanticsTable)
     app.add_directive("semantics-disagreements", SemanticsDisagreements)
     app.add_directive("semantics-record", SemanticsRecord)
-    app.add_directive("semantics-changes", SemanticsChanges)
     app.connect("doctree-read", _state_releases)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

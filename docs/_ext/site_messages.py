@@ -41,15 +41,18 @@ SOURCES = (
 _ = get_translation(CATALOGUE)
 
 
-def _load_catalogue(app: Sphinx) -> None:
-    """Compile the build language's ``site.po`` if it changed, and register the catalogue."""
+def load_catalogue(app: Sphinx, catalogue: str = CATALOGUE) -> None:
+    """Compile the build language's ``<catalogue>.po`` if it changed, and register it.
+
+    ``site`` by default; docs/_ext/review_rules.py loads its ``review/registry`` the same way.
+    """
     language = app.config.language
     folder = LOCALES / str(language) / "LC_MESSAGES"
-    if (folder / f"{CATALOGUE}.po").is_file():
-        info = CatalogInfo(str(folder), CATALOGUE, "utf-8")
+    if (folder / f"{catalogue}.po").is_file():
+        info = CatalogInfo(str(folder), catalogue, "utf-8")
         if info.is_outdated():
             info.write_mo(str(language))
-    app.add_message_catalog(CATALOGUE, str(LOCALES))
+    app.add_message_catalog(catalogue, str(LOCALES))
 
 
 def extract() -> Catalog:
@@ -76,6 +79,6 @@ def _write_pot(app: Sphinx, exception: Exception | None) -> None:
 
 
 def setup(app: Sphinx) -> ExtensionMetadata:
-    _load_catalogue(app)
+    load_catalogue(app)
     app.connect("build-finished", _write_pot)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
