@@ -16,6 +16,7 @@ import importlib.metadata
 import re
 import sys
 import sysconfig
+from collections.abc import Iterable
 from pathlib import Path
 
 OWN = "attention-textbook"
@@ -51,14 +52,20 @@ def installed() -> list[importlib.metadata.Distribution]:
     return list(importlib.metadata.distributions(path=folders))
 
 
-def unpinned(pins: dict[str, str]) -> list[str]:
-    """One line per installed distribution that no pin covers, or installed at another version."""
+def unpinned(
+    pins: dict[str, str], distributions: Iterable[tuple[str, str]] | None = None
+) -> list[str]:
+    """One line per distribution that no pin covers, or installed at another version.
+
+    ``distributions``: ``(name, version)`` pairs, by default those of this environment.
+    """
+    if distributions is None:
+        distributions = ((dist.metadata["Name"], dist.version) for dist in installed())
     problems = []
-    for dist in installed():
-        name = normalise(dist.metadata["Name"])
+    for raw_name, version in distributions:
+        name = normalise(raw_name)
         if name == OWN:
             continue
-        version = dist.version
         pinned = pins.get(name)
         if pinned is None:
             problems.append(f"{name} {version} is installed but not pinned")

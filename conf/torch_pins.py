@@ -1,7 +1,17 @@
 """The pins for one torch release: conf/constraints.txt with torch's own requirements resolved.
 
     python conf/torch_pins.py generate torch==X.Y.Z --out FILE [--python PYTHON] [--base FILE]
-    python conf/torch_pins.py check FILE [--python PYTHON] -- PIP-INSTALL-ARGUMENTS ...
+                                       [--torch-index URL]
+    python conf/torch_pins.py check FILE [--python PYTHON] [--torch-index URL] -- PIP-ARGS ...
+    python conf/torch_pins.py reachable URL
+
+Which build of a torch release pip installs depends on where it looks: PyPI serves only the
+CUDA build for Linux x86-64 (``torch-2.13.0``, 527 MB, with about 20 ``nvidia-*``, ``cuda-*``
+and ``triton`` packages: 5.4 GB installed), PyTorch's CPU index the CPU build
+(``torch-2.13.0+cpu``, 190 MB, nothing more).  ``--torch-index URL`` adds such an index to the
+resolution (pip's ``--extra-index-url``); pip then prefers its ``+cpu`` build, a higher version
+than PyPI's.  ``reachable`` says in one line, within a few seconds, whether such an index
+answers (exit 0) or not (exit 1).
 
 Every torch on the package index other than the CPU build that ``conf/constraints.txt`` pins is
 a CUDA build, which brings packages the constraints do not pin (``nvidia-*``, ``cuda-*``,
@@ -34,6 +44,8 @@ import re
 import subprocess
 import sys
 import tempfile
+import urllib.error
+import urllib.request
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -51,6 +63,9 @@ except ImportError:  # pragma: no cover - an interpreter with pip but without pa
 
 BASE = Path(__file__).resolve().parent / "constraints.txt"
 OWN = "attention-textbook"
+CPU_INDEX = "https://download.pytorch.org/whl/cpu"
+"""PyTorch's index of CPU builds: where a machine can reach it, the default environment's torch."""
+REACHABLE_TIMEOUT_S = 3.0
 _PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)")
 
 
@@ -109,12 +124,14 @@ def resolve(
     arguments: Sequence[str],
     *,
     constraints: Iterable[str] = (),
+    torch_index: str | None = None,
     what: str,
 ) -> dict[str, Any]:
     """Pip's installation report for ``pip install ARGUMENTS``, installing nothing.
 
     ``--ignore-installed``: the report lists every package the install needs, not only those
-    missing from ``python``'s environment.  Raises PinsError with pip's reason in one line.
+    missing from ``python``'s environment.  ``torch_index``: an index pip also looks in.
+    Raises PinsError with pip's reason in one line.
     """
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "report.json"
@@ -123,6 +140,7 @@ def resolve(
             *("-m", "pip", "install", "--dry-run", "--ignore-installed", "--progress-bar=off"),
             *("--no-cache-dir", "--report", str(report)),
             *(option for path in constraints for option in ("-c", path)),
+            *(("--extra-index-url", torch_index) if torch_index else ()),
             *arguments,
         ]
         # not --quiet: pip then leaves out which requirements conflict
@@ -226,15 +244,58 @@ def render(base: str, report: Mapping[str, Any], requirement: str, *, base_name:
     return "\n".join(lines) + "\n"
 
 
-def generate(requirement: str, out: Path, *, python: str, base: Path = BASE) -> str:
+def generate(
+    requirement: str,
+    out: Path,
+    *,
+    python: str,
+    base: Path = BASE,
+    torch_index: str | None = None,
+) -> str:
     """Resolve ``requirement`` with pip and write its pins to ``out``; returns the text."""
     report = resolve(
-        python, [requirement], what=f"no pins for {requirement}: pip cannot resolve it"
+        python,
+        [requirement],
+        torch_index=torch_index,
+        what=f"no pins for {requirement}: pip cannot resolve it",
     )
     text = render(base.read_text(encoding="utf-8"), report, requirement, base_name=base.name)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(text, encoding="utf-8")
     return text
+
+
+GPU_PACKAGE = re.compile(r"^(nvidia-|cuda-|triton$|pytorch-triton)")
+
+
+def describe(text: str) -> str:
+    r"""Which build the pins ``text`` (from render) hold, in one line for the terminal.
+
+    >>> describe("torch==2.13.0+cpu\n")
+    'torch 2.13.0+cpu: nothing beyond the base'
+    >>> cuda = "torch==2.13.0\n# torch==2.13.0 requires these, which c.txt does not pin\n"
+    >>> describe(cuda + "nvidia-nvtx==13.0.85\nsympy==1.14.0\n")
+    'torch 2.13.0: 2 packages beyond the base, 1 of them GPU libraries (nvidia-*, cuda-*, triton)'
+    """
+    torch = ""
+    added: list[str] = []
+    in_added = False
+    for raw in text.splitlines():
+        if raw.startswith("# torch==") and "requires these" in raw:
+            in_added = True
+            continue
+        match = _PIN.match(raw.split("#", 1)[0].strip())
+        if match is None:
+            continue
+        if normalise(match[1]) == "torch":
+            torch = match[2]
+        elif in_added:
+            added.append(normalise(match[1]))
+    if not added:
+        return f"torch {torch}: nothing beyond the base"
+    gpu = sum(1 for name in added if GPU_PACKAGE.match(name))
+    text_gpu = f", {gpu} of them GPU libraries (nvidia-*, cuda-*, triton)" if gpu else ""
+    return f"torch {torch}: {len(added)} packages beyond the base{text_gpu}"
 
 
 def read_pins(path: Path) -> dict[str, str]:
@@ -247,7 +308,9 @@ def read_pins(path: Path) -> dict[str, str]:
     return pins
 
 
-def check(pins: Path, arguments: Sequence[str], *, python: str) -> int:
+def check(
+    pins: Path, arguments: Sequence[str], *, python: str, torch_index: str | None = None
+) -> int:
     """Resolve ``pip install -c PINS ARGUMENTS`` and check every package it needs is pinned.
 
     Returns how many packages the install holds; raises PinsError naming a conflict or the
@@ -257,8 +320,18 @@ def check(pins: Path, arguments: Sequence[str], *, python: str) -> int:
         python,
         arguments,
         constraints=[str(pins)],
+        torch_index=torch_index,
         what=f"the pins in {pins} cannot be met",
     )
+    return check_report(pins, report)
+
+
+def check_report(pins: Path, report: Mapping[str, Any]) -> int:
+    """Check that ``pins`` holds every package of pip's ``report`` at its version.
+
+    Returns how many packages the report installs; raises PinsError naming those that would
+    arrive without a pin (a local label, ``+cpu``, need not be pinned: pip ignores it too).
+    """
     pinned = read_pins(pins)
     loose = []
     for item in report["install"]:
@@ -271,6 +344,31 @@ def check(pins: Path, arguments: Sequence[str], *, python: str) -> int:
     return len(report["install"])
 
 
+def reachable(url: str, timeout: float = REACHABLE_TIMEOUT_S) -> str | None:
+    """None when the package index at ``url`` answers for torch, else why not, in a few words.
+
+    One request for the index's page of torch (PEP 503: ``URL/torch/``), within ``timeout``
+    seconds, so that a machine that cannot reach the index loses no more than that.  The
+    request honours the ``https_proxy`` / ``no_proxy`` environment variables, not pip's own
+    configuration.
+
+    >>> reachable("ftp://example.invalid/simple")
+    'not an http(s) address'
+    """
+    if not re.match(r"^https?://", url):
+        return "not an http(s) address"
+    request = urllib.request.Request(url.rstrip("/") + "/torch/", method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=timeout):  # http(s) only, checked above
+            return None
+    except urllib.error.HTTPError as error:
+        return f"HTTP {error.code}"
+    except urllib.error.URLError as error:
+        return str(error.reason)
+    except OSError as error:  # a timeout while reading, a reset connection
+        return str(error) or type(error).__name__
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line: ``generate`` or ``check``."""
     parser = argparse.ArgumentParser(prog="python conf/torch_pins.py", description=__doc__)
@@ -280,21 +378,40 @@ def main(argv: Sequence[str] | None = None) -> int:
     make.add_argument("--out", required=True, type=Path)
     make.add_argument("--base", type=Path, default=BASE)
     make.add_argument("--python", default=sys.executable)
+    make.add_argument("--torch-index", help="an index pip also looks in (--extra-index-url)")
     test = commands.add_parser("check", help="resolve an install with the pins, install nothing")
     test.add_argument("pins", type=Path)
     test.add_argument("--python", default=sys.executable)
+    test.add_argument("--torch-index", help="an index pip also looks in (--extra-index-url)")
     test.add_argument("arguments", nargs="+", help="pip install arguments (after --)")
+    probe = commands.add_parser("reachable", help="whether a package index answers for torch")
+    probe.add_argument("url")
     args = parser.parse_args(argv)
     try:
         if args.command == "generate":
             if not re.match(r"^torch\s*===?\s*\S+$", args.requirement):
                 raise PinsError(f"not an exact torch pin (torch==X.Y.Z): {args.requirement!r}")
-            generate(args.requirement, args.out, python=args.python, base=args.base)
+            text = generate(
+                args.requirement,
+                args.out,
+                python=args.python,
+                base=args.base,
+                torch_index=args.torch_index,
+            )
             count = len(read_pins(args.out))
             print(f"torch_pins: wrote {args.out}: {count} pins for {args.requirement}")
-        else:
-            count = check(args.pins, args.arguments, python=args.python)
+            print(f"torch_pins: {describe(text)}")
+        elif args.command == "check":
+            count = check(
+                args.pins, args.arguments, python=args.python, torch_index=args.torch_index
+            )
             print(f"torch_pins: the install resolves, {count} packages, each pinned in {args.pins}")
+        else:
+            why = reachable(args.url)
+            print(
+                f"torch_pins: {args.url} " + ("answers" if why is None else f"unreachable: {why}")
+            )
+            return 0 if why is None else 1
     except PinsError as error:
         print(f"torch_pins: error: {error}", file=sys.stderr)
         return 1

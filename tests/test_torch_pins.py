@@ -6,10 +6,15 @@ No package index is needed: pip's report is made up here, and ``check`` runs a s
 
 from __future__ import annotations
 
+import functools
+import http.server
 import importlib.util
 import json
+import socket
 import sys
 import textwrap
+import threading
+import time
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -32,6 +37,8 @@ def _load() -> ModuleType:
 
 
 pins = _load()
+sys.path.insert(0, str(ROOT / "conf"))
+import check_pins  # noqa: E402  (conf/ is not a package)
 
 ENVIRONMENT = {
     "implementation_name": "cpython",
@@ -229,3 +236,135 @@ def test_a_release_lists_no_pins_file(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match=r"release #1: unknown key constraints .*generated"):
         paths.torch_releases(listed)
+
+
+# --- the default environment, on each build pip can get for torch==2.13.0 -------------------------
+# pip's reports of `pip install --dry-run --report torch==2.13.0` on Linux x86-64, Python 3.11,
+# recorded once from each source (trimmed to what the pins are made from): PyPI alone, whose
+# only Linux build bundles CUDA, and an index that serves the CPU build.  Nothing is downloaded.
+
+RECORDED = ROOT / "tests" / "pip_reports"
+BUILDS = {
+    "cuda": ("torch-2.13.0-cuda.json", "torch==2.13.0", 19),
+    "cpu": ("torch-2.13.0-cpu.json", "torch==2.13.0+cpu", 0),
+}
+
+
+def recorded(kind: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((RECORDED / BUILDS[kind][0]).read_text(encoding="utf-8"))
+    return data
+
+
+def default_torch() -> str:
+    return "torch==" + pins.read_pins(paths.CONSTRAINTS)["torch"]
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDS))
+def test_the_recorded_resolutions_are_of_the_default_torch(kind: str) -> None:
+    torch = next(i for i in recorded(kind)["install"] if i["metadata"]["name"] == "torch")
+    release = torch["metadata"]["version"].split("+")[0]
+    assert f"torch=={release}" == default_torch(), (
+        "conf/constraints.txt pins another torch: record tests/pip_reports/ again with "
+        "`pip install --dry-run --ignore-installed --report FILE torch==X.Y.Z` from each source"
+    )
+
+
+@pytest.mark.parametrize("kind", sorted(BUILDS))
+def test_the_default_pins_hold_every_package_of_the_build_pip_gets(
+    kind: str, tmp_path: Path
+) -> None:
+    _, torch_line, gpu_packages = BUILDS[kind]
+    report = recorded(kind)
+    text = pins.render(
+        paths.CONSTRAINTS.read_text(encoding="utf-8"),
+        report,
+        default_torch(),
+        base_name="constraints.txt",
+    )
+    out = tmp_path / "constraints.txt"
+    out.write_text(text, encoding="utf-8")
+    assert torch_line in text.splitlines()
+    # every package of the resolution is pinned at the version pip resolved
+    assert pins.check_report(out, report) == len(report["install"])
+    # ... and the post-install check agrees, on the same packages as if installed
+    installed = [(i["metadata"]["name"], i["metadata"]["version"]) for i in report["install"]]
+    assert check_pins.unpinned(pins.read_pins(out), installed) == []
+    # every other pin of conf/constraints.txt is kept as it is
+    base = pins.read_pins(paths.CONSTRAINTS)
+    generated = pins.read_pins(out)
+    assert {key: generated[key] for key in base if key != "torch"} == {
+        key: value for key, value in base.items() if key != "torch"
+    }
+    added = sorted(set(generated) - set(base))
+    assert sum(1 for name in added if pins.GPU_PACKAGE.match(name)) == gpu_packages
+    assert pins.describe(text).startswith(f"torch {torch_line.removeprefix('torch==')}: ")
+
+
+def test_the_base_alone_refuses_the_cuda_build_and_takes_the_cpu_build() -> None:
+    """What README's commands met on PyPI alone: the CUDA build's packages are not in the base."""
+    with pytest.raises(
+        pins.PinsError, match=r"does not pin .*nvidia-nvtx 13\.0\.85.*triton 3\.7\.1"
+    ):
+        pins.check_report(paths.CONSTRAINTS, recorded("cuda"))
+    problems = check_pins.unpinned(
+        pins.read_pins(paths.CONSTRAINTS),
+        [(i["metadata"]["name"], i["metadata"]["version"]) for i in recorded("cuda")["install"]],
+    )
+    assert "triton 3.7.1 is installed but not pinned" in problems
+    assert len(problems) == 19  # 15 nvidia-*, 3 cuda-*, triton
+    assert pins.check_report(paths.CONSTRAINTS, recorded("cpu")) == 10
+
+
+def test_generate_asks_pip_to_look_in_the_torch_index_too(tmp_path: Path) -> None:
+    python = fake_pip(tmp_path, recorded("cpu"))
+    argv = tmp_path / "argv.json"
+    script = Path(python)
+    script.write_text(
+        script.read_text().replace(
+            "path = args",
+            f"open({str(argv)!r}, 'w').write(json.dumps(args))\npath = args",
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "pins.txt"
+    index = "http://127.0.0.1:9/whl/cpu"
+    text = pins.generate(default_torch(), out, python=python, torch_index=index)
+    assert "torch==2.13.0+cpu" in text.splitlines()
+    args = json.loads(argv.read_text())
+    assert args[args.index("--extra-index-url") + 1] == index
+    pins.generate(default_torch(), out, python=python)
+    assert "--extra-index-url" not in json.loads(argv.read_text())
+
+
+# --- whether the CPU index answers: a few seconds at most ------------------------------------------
+
+
+def test_an_index_that_answers_is_reachable(tmp_path: Path) -> None:
+    (tmp_path / "torch").mkdir()
+    (tmp_path / "torch" / "index.html").write_text("<html></html>")
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(tmp_path))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        thread = threading.Thread(target=server.serve_forever, daemon=True)
+        thread.start()
+        try:
+            url = f"http://127.0.0.1:{server.server_address[1]}"
+            assert pins.reachable(url) is None
+            assert pins.reachable(url + "/missing") == "HTTP 404"
+        finally:
+            server.shutdown()
+
+
+def test_an_index_that_refuses_or_never_answers_costs_at_most_the_timeout() -> None:
+    with socket.socket() as closed:
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    assert "refused" in (pins.reachable(f"http://127.0.0.1:{port}") or "")
+    with socket.socket() as silent:  # accepts connections, never answers
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(1)
+        start = time.monotonic()
+        why = pins.reachable(f"http://127.0.0.1:{silent.getsockname()[1]}", timeout=0.5)
+        assert why is not None
+        assert "timed out" in why
+        assert time.monotonic() - start < 2.0
+    assert pins.REACHABLE_TIMEOUT_S <= 3.0  # what the fallback costs where the index is unreachable
