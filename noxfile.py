@@ -152,7 +152,8 @@ def _constraints(
         python = Path(location, "bin", "python") if location else Path(sys.executable)
     if out is None:
         out = Path(session.create_tmp()) / f"constraints-{_slug(override)}.txt"
-    session.log(f"torch pin overridden: {override}; resolving its requirements for {out}")
+    what = "conf/constraints.txt's" if override == _pinned_torch() else "overridden"
+    session.log(f"torch pin {override} ({what}): resolving its requirements for {out}")
     # nox's own interpreter runs the script (it has packaging); the resolution is python's
     session.run(
         sys.executable,
