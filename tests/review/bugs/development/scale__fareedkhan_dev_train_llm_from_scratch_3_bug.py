@@ -24,7 +24,7 @@ class Head(nn.Module):
         k = self.key(x)  # (B, T, head_size)
         q = self.query(x)  # (B, T, head_size)
         scale_factor = 1 / math.sqrt(C)  # bug
-        attn_weights = q @ k.transpose(-2, -1) * scale_factor  # (B, T, T)
+        attn_weights = q @ k.transpose(-2, -1) * scale_factor  # (B, T, T)  # bug
         attn_weights = attn_weights.masked_fill(self.tril[:T, :T] == 0, float("-inf"))
         attn_weights = F.softmax(attn_weights, dim=-1)
         v = self.value(x)

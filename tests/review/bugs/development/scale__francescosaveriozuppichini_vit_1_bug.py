@@ -23,7 +23,7 @@ class MultiHeadAttention(nn.Module):
         queries, keys, values = qkv[0], qkv[1], qkv[2]  # (b, h, n, d)
         energy = torch.einsum("bhqd, bhkd -> bhqk", queries, keys)  # (b, h, n, n)
         scaling = self.emb_size ** (1 / 2)  # bug
-        att = F.softmax(energy / scaling, dim=-1)
+        att = F.softmax(energy / scaling, dim=-1)  # bug
         out = torch.einsum("bhal, bhlv -> bhav ", att, values)  # (b, h, n, d)
         out = out.transpose(1, 2).reshape(b, n, -1)
         return self.projection(out)

@@ -22,7 +22,7 @@ class Attention(nn.Module):
         h = self.heads
         qkv = self.to_qkv(x).chunk(3, dim=-1)
         q, k, v = (t.reshape(b, n, h, -1).transpose(1, 2) for t in qkv)  # (b, h, n, d)
-        dots = torch.einsum("bhid,bhjd->bhij", q, k) * self.scale  # (b, h, n, n)
+        dots = torch.einsum("bhid,bhjd->bhij", q, k) * self.scale  # (b, h, n, n)  # bug
         attn = dots.softmax(dim=-1)
         out = torch.einsum("bhij,bhjd->bhid", attn, v)  # (b, h, n, d)
         out = out.transpose(1, 2).reshape(b, n, -1)  # (b, n, h * d)

@@ -25,7 +25,9 @@ class MultiHeadSelfAttention(nn.Module):
         q = self.q(x).view(b, n, self.head, self.feats // self.head).transpose(1, 2)
         k = self.k(x).view(b, n, self.head, self.feats // self.head).transpose(1, 2)
         v = self.v(x).view(b, n, self.head, self.feats // self.head).transpose(1, 2)
-        score = F.softmax(torch.einsum("bhif, bhjf->bhij", q, k) / self.sqrt_d, dim=-1)  # (b,h,n,n)
+        score = F.softmax(
+            torch.einsum("bhif, bhjf->bhij", q, k) / self.sqrt_d, dim=-1
+        )  # (b,h,n,n)  # bug
         attn = torch.einsum("bhij, bhjf->bihf", score, v)  # (b,n,h,f//h)
         return self.o(attn.flatten(2))
 

@@ -27,7 +27,7 @@ class MultiHeadAttention(nn.Module):
         v = self.v_proj(hidden_states).view(batch, seq, self.num_heads, head_dim).transpose(1, 2)
         # scale by 1/sqrt(head_dim)
         scale = 1.0 / math.sqrt(self.num_heads)  # bug
-        scores = torch.matmul(q, k.transpose(-2, -1)) * scale  # (batch, heads, seq, seq)
+        scores = torch.matmul(q, k.transpose(-2, -1)) * scale  # (batch, heads, seq, seq)  # bug
         probs = torch.softmax(scores, dim=-1)
         context = torch.matmul(probs, v).transpose(1, 2).reshape(batch, seq, hidden)
         return self.out_proj(context)
