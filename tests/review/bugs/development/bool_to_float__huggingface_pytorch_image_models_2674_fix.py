@@ -1,4 +1,4 @@
-"""A Boolean mask is first turned into a float mask with -inf where it is False, as the pull request makes maybe_add_mask do.
+"""A Boolean mask is first turned into a float mask with -inf where it is False, as the pull request proposes for maybe_add_mask.
 
 Report: https://github.com/huggingface/pytorch-image-models/pull/2674
 Class: bool_to_float

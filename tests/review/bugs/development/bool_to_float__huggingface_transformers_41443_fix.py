@@ -1,4 +1,4 @@
-"""A Boolean mask is first turned into a float mask with -inf where it is False, as the pull request does.
+"""A Boolean mask is first turned into a float mask with -inf where it is False, as the pull request proposes.
 
 Report: https://github.com/huggingface/transformers/pull/41443
 Class: bool_to_float

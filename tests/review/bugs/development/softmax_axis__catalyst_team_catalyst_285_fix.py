@@ -1,4 +1,4 @@
-"""The softmax runs over dim=2, the history positions, as the pull request does.
+"""The softmax runs over dim=2, the history positions, as the pull request proposes.
 
 Report: https://github.com/catalyst-team/catalyst/pull/285
 Class: softmax_axis

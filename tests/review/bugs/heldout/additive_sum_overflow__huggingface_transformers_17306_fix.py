@@ -1,4 +1,4 @@
-"""The masked scores are clamped back to finfo.min after the addition, as the fix applies, so the row stays finite.
+"""The sum is clamped back to finfo.min after the addition, the remedy that followed this discussion (OPT, #17437), so the row stays finite.
 
 Report: https://github.com/huggingface/transformers/pull/17306
 Class: additive_sum_overflow
