@@ -1,4 +1,4 @@
-"""A helper returns the triu(...).bool() future mask (True = the future) and the caller passes it to SDPA, which reads True as may attend.
+"""The function returns the lower triangle, True = may attend, which is what SDPA's Boolean attn_mask means.
 
 Report: https://github.com/rasbt/LLMs-from-scratch/issues/1061
 Class: polarity
@@ -9,17 +9,17 @@ from torch import nn
 
 
 def causal_mask(num_tokens):
-    return torch.triu(torch.ones(num_tokens, num_tokens), diagonal=1).bool()  # bug
+    return torch.tril(torch.ones(num_tokens, num_tokens), diagonal=0).bool()
 
 
 def sdpa_attention(queries, keys, values):
     num_tokens = queries.shape[-2]
-    attn_mask = causal_mask(num_tokens)  # bug
+    attn_mask = causal_mask(num_tokens)
     return nn.functional.scaled_dot_product_attention(
         queries,
         keys,
         values,
-        attn_mask=attn_mask,  # bug
+        attn_mask=attn_mask,
         is_causal=False,
     )
 
