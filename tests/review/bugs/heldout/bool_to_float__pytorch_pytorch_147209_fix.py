@@ -1,0 +1,23 @@
+"""The padding mask is given as a Boolean tensor, True = padding, which the layer masks out.
+
+Report: https://github.com/pytorch/pytorch/issues/147209
+Class: bool_to_float
+"""
+
+import torch
+from torch import nn
+
+
+def encode(layer, x, pad):
+    # pad: (batch, seq), True = padding
+    return layer(x, src_key_padding_mask=pad)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    layer = nn.TransformerEncoderLayer(
+        d_model=8, nhead=2, dim_feedforward=16, dropout=0.0, batch_first=True
+    )
+    x = torch.randn(2, 4, 8)
+    pad = torch.tensor([[False, False, True, True], [False, False, False, True]])
+    return encode(layer, x, pad)[:, :2].detach()

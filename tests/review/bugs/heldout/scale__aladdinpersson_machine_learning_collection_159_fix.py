@@ -1,0 +1,42 @@
+"""The energy is divided by the square root of head_dim, as the pull request asks.
+
+Report: https://github.com/aladdinpersson/Machine-Learning-Collection/pull/159
+Class: scale
+"""
+
+import torch
+from torch import nn
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, embed_size, heads):
+        super().__init__()
+        self.embed_size = embed_size
+        self.heads = heads
+        self.head_dim = embed_size // heads
+        self.values = nn.Linear(embed_size, embed_size)
+        self.keys = nn.Linear(embed_size, embed_size)
+        self.queries = nn.Linear(embed_size, embed_size)
+        self.fc_out = nn.Linear(embed_size, embed_size)
+
+    def forward(self, values, keys, query, mask):
+        N = query.shape[0]
+        value_len, key_len, query_len = values.shape[1], keys.shape[1], query.shape[1]
+        values = self.values(values).reshape(N, value_len, self.heads, self.head_dim)
+        keys = self.keys(keys).reshape(N, key_len, self.heads, self.head_dim)
+        queries = self.queries(query).reshape(N, query_len, self.heads, self.head_dim)
+        energy = torch.einsum("nqhd,nkhd->nhqk", [queries, keys])  # (N, heads, query_len, key_len)
+        if mask is not None:
+            energy = energy.masked_fill(mask == 0, float("-1e20"))
+        attention = torch.softmax(energy / (self.head_dim ** (1 / 2)), dim=3)
+        out = torch.einsum("nhql,nlhd->nqhd", [attention, values]).reshape(
+            N, query_len, self.heads * self.head_dim
+        )
+        return self.fc_out(out)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    attention = SelfAttention(embed_size=32, heads=4)
+    x = torch.randn(2, 5, 32) * 3
+    return attention(x, x, x, None)
