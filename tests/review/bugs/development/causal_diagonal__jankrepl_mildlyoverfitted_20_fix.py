@@ -1,0 +1,28 @@
+"""The mask is ``1 - tril``, upper-triangular: True (forbidden for ``nn.MultiheadAttention``) exactly on the future.
+
+Report: https://github.com/jankrepl/mildlyoverfitted/issues/20
+Class: causal_diagonal
+"""
+
+import torch
+from torch import nn
+
+
+class Block(nn.Module):
+    def __init__(self, n_embd, n_head, n_positions):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(n_embd, n_head, batch_first=True)
+        self.register_buffer(
+            "mask",
+            (1 - torch.tril(torch.ones(n_positions, n_positions))).to(dtype=torch.bool),
+        )
+
+    def forward(self, x):
+        n_tokens = x.shape[1]
+        attn_mask = self.mask[:n_tokens, :n_tokens]
+        return self.attention(x, x, x, attn_mask=attn_mask, need_weights=False)[0]
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    return Block(8, 2, 6)(torch.randn(2, 4, 8))

@@ -1,0 +1,28 @@
+"""The encoder padding mask is set on the columns (keys) of padded positions only: every query row spreads its attention over the real tokens.
+
+Report: https://github.com/ajhalthor/Transformer-Neural-Network/issues/15
+Class: padding_axis
+"""
+
+import torch
+
+NEG_INFTY = -1e9
+
+
+def create_masks(eng_lengths, max_sequence_length):
+    num_sentences = len(eng_lengths)
+    encoder_padding_mask = torch.full(
+        [num_sentences, max_sequence_length, max_sequence_length], False
+    )
+    for idx in range(num_sentences):
+        eng_chars_to_padding_mask = torch.arange(eng_lengths[idx], max_sequence_length)
+        encoder_padding_mask[idx, :, eng_chars_to_padding_mask] = True
+    return torch.where(encoder_padding_mask, NEG_INFTY, 0.0)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    q, k = torch.randn(2, 2, 5, 8)  # (batch, seq, d)
+    scaled = q @ k.transpose(-1, -2) / 8**0.5
+    attention = torch.softmax(scaled + create_masks([3, 5], 5), dim=-1)
+    return attention

@@ -1,0 +1,19 @@
+"""An additive mask is built from ``~`` of a uint8 keep-mask: the inverted values are 254/255, so every key (not only padding) gets a huge negative bias and the weights are wrong.
+
+Report: https://github.com/pytorch/pytorch/issues/24180
+Class: invert_non_bool
+"""
+
+import torch
+
+
+def attention_weights(scores, keep):
+    bias = (~keep).float() * -1e4  # bug
+    return (scores + bias[:, None, None, :]).softmax(dim=-1)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    scores = torch.randn(2, 2, 3, 4)  # (B, H, L, S)
+    keep = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]], dtype=torch.uint8)
+    return attention_weights(scores, keep)
