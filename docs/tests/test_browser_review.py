@@ -131,6 +131,7 @@ _READ_TABLE = """() => [...document.querySelectorAll('table.review-rules tbody t
     code: cells[0].querySelector('a').textContent.trim(),
     severity: cells[1].textContent.trim(),
     rows: [...cells[2].querySelectorAll('a')].map(a => a.getAttribute('href')),
+    rowsText: cells[2].textContent.trim(),
   };
 })"""
 
@@ -181,6 +182,8 @@ def test_the_table_lists_every_rule(browser: Browser, tab: list[Page], language:
         assert row["page"] == f"rules/{rule.code.lower()}.html", row
         assert row["severity"] == SEVERITY[language][rule.severity], row
         assert row["rows"] == [_row_href(r, "../") for r in rule.rows], rule.code
+        # a rule on no row (AM401, AM402) says why instead of leaving its cell empty
+        assert row["rowsText"], f"{rule.code}: an empty cell under the rows it rests on"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
