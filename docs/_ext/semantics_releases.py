@@ -81,6 +81,8 @@ def _labels() -> dict[str, str]:
         "absent_word": _("absent"),
         # Translators: the title of a matrix cell where a row's value changed; release X.Y.Z
         "changed_cell": _("changed in torch {release}: {before} → {after}"),
+        # Translators: a run of releases of the matrix, then how it changed from the run before
+        "with_change": _("{run} ({change})"),
         # Translators: what a reader taps to see a matrix row's runs and changes
         "details": _("releases and changes"),
         # Translators: a run of releases ("2.3.1–2.13.0") and the value they observe
@@ -369,7 +371,7 @@ class ReleaseMatrix(_Directive):
                     change = labels["changed_cell"].format(
                         release=run.first, before=run.before, after=run.value
                     )
-                    title += f" ({change})"
+                    title = labels["with_change"].format(run=title, change=change)
                 shown = _span(short[run.first], short[run.last])
                 bar += _cell(
                     nodes.inline(shown, shown, classes=["run-releases"]),
@@ -400,7 +402,7 @@ class ReleaseMatrix(_Directive):
                 change = labels["changed_cell"].format(
                     release=run.first, before=run.before, after=run.value
                 )
-                parts.append(nodes.Text(f" ({change})"))
+                parts = _compose(labels["with_change"], run=parts, change=change)
                 note = next(
                     (c.note(self.language) for c in claim.changes if c.since == _minor(run.first)),
                     None,
