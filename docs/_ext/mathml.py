@@ -150,6 +150,25 @@ FUNCTION_APPLICATION = "\u2061"
 THIN_SPACE = "0.1667em"  # \, : 3 mu
 
 
+_BIG_DELIMITER = re.compile(r"(\d+(?:\.\d+)?)em")
+
+
+def _tex_delimiter_size(operator: ElementTree.Element) -> None:
+    r"""``\bigl(`` (``minsize = maxsize = 1.2em``): the fence at 1.2 times the size, unstretched.
+
+    Only the two smaller sizes (``\big`` 1.2 em, ``\Big`` 1.623 em): a glyph scaled further
+    would draw its strokes visibly heavier than the font's own larger variants.
+    """
+    size = operator.get("minsize")
+    match = _BIG_DELIMITER.fullmatch(size or "")
+    if not match or operator.get("maxsize") != size or float(match[1]) > 1.7:
+        return
+    for name in ("minsize", "maxsize", "symmetric"):
+        operator.attrib.pop(name, None)
+    operator.set("stretchy", "false")
+    operator.set("style", f"font-size: {size}")
+
+
 def _space_as_tex(mathml: str) -> str:
     r"""Two of TeX's spacing rules that browsers' MathML leaves out.
 
@@ -159,12 +178,18 @@ def _space_as_tex(mathml: str) -> str:
     * An operator name (``\ln``, ``\log``, ``\operatorname{…}``: an ``<mi>`` the converter
       follows with U+2061 FUNCTION APPLICATION) stands a thin space from a letter or a number
       on either side (``\ln 3``, ``2 \ln 3``), and none from a parenthesis (``\exp(x)``).
+    * ``\bigl(`` and ``\Bigl(`` are TeX's parenthesis a size up, as tight as the plain one;
+      the converter asks the browser to stretch the fence to 1.2 em, and the stretched glyph
+      (a size variant of the font) stands loose, a gap on each side.  They are the plain
+      glyph at that size instead (:func:`_tex_delimiter_size`).
     """
     text = _ENTITY.sub(
         lambda m: m[0] if m[1] in _XML_ENTITIES else html.unescape(m[0]),
         mathml,
     )
     root = ElementTree.fromstring(text)
+    for operator in root.iter("mo"):
+        _tex_delimiter_size(operator)
     for element in root.iter():
         if element.tag in _SCRIPTED:
             for script in list(element)[1:]:

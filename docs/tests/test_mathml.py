@@ -86,3 +86,12 @@ def test_operators_in_scripts_have_no_space_as_in_tex() -> None:
 )
 def test_an_operator_name_stands_a_thin_space_from_its_neighbours(tex: str, expected: str) -> None:
     assert expected in mathml.tex_to_mathml(tex, block=False)
+
+
+def test_a_big_parenthesis_is_the_plain_glyph_at_that_size() -> None:
+    r"""\bigl( stretched to 1.2 em is a loose size variant; TeX's is as tight as ( and taller."""
+    xml = mathml.tex_to_mathml(r"f\bigl(x\bigr)", block=False)
+    assert "minsize" not in xml, xml
+    assert xml.count('<mo stretchy="false" style="font-size: 1.2em">') == 2, xml
+    huge = mathml.tex_to_mathml(r"\Biggl( x \Biggr)", block=False)
+    assert 'minsize="2.470em"' in huge, huge  # far larger: the font's own variant
