@@ -187,6 +187,34 @@ def test_the_table_lists_every_rule(browser: Browser, tab: list[Page], language:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
+def test_the_severity_column_keeps_its_words_whole_on_a_phone(
+    browser: Browser, tab: list[Page], language: str
+) -> None:
+    """At 390 px "Severity" and "warning" are one line each, not "Sev/erit/y", "warni/ng"."""
+    broken = _read(
+        browser,
+        tab,
+        f"{language}/review/index.html",
+        """() => [...document.querySelectorAll(
+              'table.review-rules :is(th, td):nth-child(2)')].filter(cell => {
+            const lines = new Set();
+            const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              if (!node.textContent.trim()) continue;
+              const range = document.createRange();
+              range.selectNodeContents(node);
+              for (const r of range.getClientRects()) {
+                if (r.width > 0) lines.add(Math.round(r.top));
+              }
+            }
+            return lines.size > 1;
+          }).map(cell => cell.textContent.trim())""",
+        width=390,
+    )
+    assert not broken, f"severity words broken across lines at 390 px: {broken}"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize("rule", RULES, ids=[rule.code for rule in RULES])
 def test_each_rule_page_shows_its_demonstration_and_rows(
     browser: Browser, tab: list[Page], language: str, rule: Any
