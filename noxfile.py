@@ -488,8 +488,9 @@ def docs(session: nox.Session) -> None:
     _remove_stale_pages()
     # Sphinx notices changed pages, catalogues, templates, configuration and the files an
     # extension declares, but not a change to the extensions' own code (docs/_ext/mathml.py
-    # converts the formulas when a page is read): then reread and rewrite everything.
-    untracked = sorted((DOCS / "_ext").rglob("*.py"))
+    # converts the formulas when a page is read), nor to the glossary, whose Chinese terms are
+    # words of the search index (docs/_ext/site_support.py): then reread and rewrite everything.
+    untracked = [*sorted((DOCS / "_ext").rglob("*.py")), DOCS / "glossary.toml"]
     extensions = hashlib.sha256(b"".join(path.read_bytes() for path in untracked)).hexdigest()
     stamp = DOCS_BUILD / "doctrees" / "extensions.sha256"
     fresh = not stamp.is_file() or stamp.read_text() != extensions

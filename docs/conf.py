@@ -119,6 +119,11 @@ exclude_patterns = [
 templates_path = ["_templates"]
 nitpicky = True
 numfig = True  # "Fig. 1" / "图 1": every named figure (each {localized-figure}) gets a number
+# Equations are numbered per page, (1), (2), … in the order they appear, not across the site:
+# with numfig, Sphinx would number them on from the previous page in the toctree, and a formula
+# quoted on three pages was (2), (5) and (18).  Their anchors are their labels, the same in both
+# languages (docs/tests/test_equation_numbers.py).
+math_numfig = False
 suppress_warnings: list[str] = []
 
 # -- MyST and MyST-NB ---------------------------------------------------------------------------

@@ -64,3 +64,26 @@ def test_worked_numbers_are_printed_by_doctests(page: str, numbers: list[str]) -
     text = _doctest_text(DOCS / page)
     for number in numbers:
         assert re.search(rf"(?<![\d.]){re.escape(number)}(?!\d)", text), f"{page}: {number}"
+
+
+def test_the_worked_by_hand_page_draws_no_random_numbers() -> None:
+    """The page works its numbers by hand: every input of its doctests is written out."""
+    page = DOCS / "concepts" / "worked-example.md"
+    blocks = DOCTEST.findall(page.read_text(encoding="utf-8"))
+    assert blocks, f"no doctest on {page}"
+    random = [line for block in blocks for line in block.splitlines() if "randn" in line]
+    assert not random, f"random inputs on the worked-by-hand page: {random}"
+
+
+LESSON_PAGES = [page for page in PAGES if page.parent.name in ("lesson", "concepts")]
+DOLLAR_BLOCK = re.compile(r"(?ms)^\$\$\n(.*?)^\$\$([^\n]*)$")
+MATH_DIRECTIVE = re.compile(r"(?ms)^```\{math\}\n(.*?)^```")
+
+
+@pytest.mark.parametrize("page", LESSON_PAGES, ids=lambda page: page.stem)
+def test_every_display_formula_of_a_lesson_has_a_number(page: Path) -> None:
+    """A label gives a display formula its number and its anchor (the same in both languages)."""
+    text = page.read_text(encoding="utf-8")
+    unlabelled = [body for body, label in DOLLAR_BLOCK.findall(text) if not label.strip()]
+    unlabelled += [body for body in MATH_DIRECTIVE.findall(text) if ":label:" not in body]
+    assert not unlabelled, f"display formulas without a label: {unlabelled}"

@@ -30,6 +30,8 @@ written by docs/_templates/page.html into the ``site-strings`` JSON).
 
 from __future__ import annotations
 
+import json
+import re
 import string
 import tomllib
 from pathlib import Path
@@ -47,6 +49,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
 
 import attention
+from attention.semantics import paths
 
 ROOT = Path(__file__).resolve().parents[2]
 CITATION_FILE = ROOT / "CITATION.cff"
@@ -87,10 +90,25 @@ def cff_record(text: str, version: str, url: str) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
-def bibtex_entry(title: str, row: str, url: str, version: str, torch_release: str) -> str:
-    """A BibTeX ``@misc`` entry for one mask-table row of the site, in the build's language."""
+def bibtex_text(text: str) -> str:
+    """``text`` as BibTeX field text that LaTeX accepts: its special characters escaped.
+
+    >>> bibtex_text("row sdpa.attn_mask.bool, 100 %")
+    'row sdpa.attn\\_mask.bool, 100 \\%'
+    """
+    return re.sub(r"([_%&#$])", r"\\\1", text)
+
+
+def bibtex_entry(
+    title: str, row: str, url: str, version: str, torch_release: str, year: int
+) -> str:
+    """A BibTeX ``@misc`` entry for one mask-table row of the site, in the build's language.
+
+    The title and the note are text (underscores escaped); the address is inside ``\\url``,
+    which takes it as it is.  ``year``: the year the site was built.
+    """
     # Translators: the BibTeX title of a mask-table row: the site's title, then the row's id
-    full_title = _("{title}, row {row}").format(title=title, row=row)
+    full_title = bibtex_text(_("{title}, row {row}").format(title=title, row=row))
     # Translators: the BibTeX note: the site version and the torch release of the build
     note = _("site version {version}, torch {torch}").format(version=version, torch=torch_release)
     return "\n".join(
@@ -98,12 +116,26 @@ def bibtex_entry(title: str, row: str, url: str, version: str, torch_release: st
             f"@misc{{attention-textbook-{version}-{row},",
             "  author       = {{attention contributors}},",
             f"  title        = {{{full_title}}},",
+            f"  year         = {{{year}}},",
             f"  howpublished = {{\\url{{{url}}}}},",
             f"  version      = {{{version}}},",
-            f"  note         = {{{note}}},",
+            f"  note         = {{{bibtex_text(note)}}},",
             "}",
         ]
     )
+
+
+def build_year() -> int:
+    """The year the rows were last verified: the newest date of the committed records.
+
+    Not the clock (two builds of one commit write the same bytes) nor ``SOURCE_DATE_EPOCH``
+    (0 in every nox build).
+    """
+    dates = [
+        str(json.loads(path.read_text(encoding="utf-8")).get("date", ""))
+        for path in paths.record_files()
+    ]
+    return max(int(date[:4]) for date in dates if date[:4].isdigit())
 
 
 class CitationExamples(SphinxDirective):
@@ -184,7 +216,12 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         if "citation_bibtex" in block:
             fields = block["citation_bibtex"]
             text = bibtex_entry(
-                fields["title"], fields["row"], row_url, fields["version"], fields["torch"]
+                fields["title"],
+                fields["row"],
+                row_url,
+                fields["version"],
+                fields["torch"],
+                build_year(),
             )
             block.rawsource = text
             block += nodes.Text(text)

@@ -32,6 +32,7 @@ import io
 import re
 from pathlib import Path
 from typing import Any
+from xml.etree import ElementTree
 
 from docutils import nodes
 from docutils.utils.math import MathError, latex2mathml, mathalphabet2unichar
@@ -134,7 +135,82 @@ def tex_to_mathml(tex: str, *, block: bool) -> str:
     xml = xml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
     # TeX sets a/b with no space around the slash; MathML's operator dictionary spaces it.
     xml = _SLASH.sub(r'<mo\1 lspace="0" rspace="0">/</mo>', xml)
-    return _INDENT.sub("><", xml)
+    return _space_as_tex(_INDENT.sub("><", xml))
+
+
+# -- spacing as TeX spaces it -------------------------------------------------------------------
+
+# The elements whose children after the first are scripts (limits, indices, exponents)
+_SCRIPTED = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mroot"}
+# What TeX treats as an ordinary atom next to an operator name (a letter, a number, a script)
+_ORDINARY = {"mi", "mn", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot"}
+_ENTITY = re.compile(r"&([A-Za-z]+);")
+_XML_ENTITIES = {"lt", "gt", "amp", "quot", "apos"}
+FUNCTION_APPLICATION = "\u2061"
+THIN_SPACE = "0.1667em"  # \, : 3 mu
+
+
+_BIG_DELIMITER = re.compile(r"(\d+(?:\.\d+)?)em")
+
+
+def _tex_delimiter_size(operator: ElementTree.Element) -> None:
+    r"""``\bigl(`` (``minsize = maxsize = 1.2em``): the fence at 1.2 times the size, unstretched.
+
+    Only the two smaller sizes (``\big`` 1.2 em, ``\Big`` 1.623 em): a glyph scaled further
+    would draw its strokes visibly heavier than the font's own larger variants.
+    """
+    size = operator.get("minsize")
+    match = _BIG_DELIMITER.fullmatch(size or "")
+    if not match or operator.get("maxsize") != size or float(match[1]) > 1.7:
+        return
+    for name in ("minsize", "maxsize", "symmetric"):
+        operator.attrib.pop(name, None)
+    operator.set("stretchy", "false")
+    operator.set("style", f"font-size: {size}")
+
+
+def _space_as_tex(mathml: str) -> str:
+    r"""Two of TeX's spacing rules that browsers' MathML leaves out.
+
+    * In a script (an exponent, a limit, an index) TeX sets binary operators and relations with
+      no space around them (``e^{m-m'}``, ``\sum_{i=1}``); a browser spaces them as on the
+      baseline.  Each ``<mo>`` in a script gets ``lspace="0" rspace="0"``.
+    * An operator name (``\ln``, ``\log``, ``\operatorname{…}``: an ``<mi>`` the converter
+      follows with U+2061 FUNCTION APPLICATION) stands a thin space from a letter or a number
+      on either side (``\ln 3``, ``2 \ln 3``), and none from a parenthesis (``\exp(x)``).
+    * ``\bigl(`` and ``\Bigl(`` are TeX's parenthesis a size up, as tight as the plain one;
+      the converter asks the browser to stretch the fence to 1.2 em, and the stretched glyph
+      (a size variant of the font) stands loose, a gap on each side.  They are the plain
+      glyph at that size instead (:func:`_tex_delimiter_size`).
+    """
+    text = _ENTITY.sub(
+        lambda m: m[0] if m[1] in _XML_ENTITIES else html.unescape(m[0]),
+        mathml,
+    )
+    root = ElementTree.fromstring(text)
+    for operator in root.iter("mo"):
+        _tex_delimiter_size(operator)
+    for element in root.iter():
+        if element.tag in _SCRIPTED:
+            for script in list(element)[1:]:
+                for operator in script.iter("mo"):
+                    operator.attrib.setdefault("lspace", "0")
+                    operator.attrib.setdefault("rspace", "0")
+    for parent in list(root.iter()):
+        children = list(parent)
+        for index, child in enumerate(children):
+            if child.tag != "mo" or child.text != FUNCTION_APPLICATION or index == 0:
+                continue
+            name = children[index - 1]
+            if name.tag != "mi" or len(name.text or "") < 2:
+                continue
+            following = children[index + 1] if index + 1 < len(children) else None
+            if following is not None and following.tag in _ORDINARY:
+                child.set("rspace", THIN_SPACE)  # \ln 3
+            if index >= 2 and children[index - 2].tag in _ORDINARY:
+                position = list(parent).index(name)
+                parent.insert(position, ElementTree.Element("mspace", width=THIN_SPACE))  # 2 \ln
+    return ElementTree.tostring(root, encoding="unicode", short_empty_elements=False)
 
 
 def characters(mathml: str) -> set[str]:

@@ -417,7 +417,10 @@ class ReviewRulesTable(SphinxDirective):
             )
             word = labels[rule.severity]
             row += nodes.entry("", _paragraph(nodes.Text(word)))
-            rows = [_paragraph(_row_ref(r, docname)) for r in rule.rows] or [_paragraph()]
+            # a rule that rests on no row says why, as its page does, instead of an empty cell
+            rows = [_paragraph(_row_ref(r, docname)) for r in rule.rows] or [
+                _paragraph(nodes.emphasis("", "", *_inline(labels["no_rows"])))
+            ]
             row += nodes.entry("", *rows)
             body += row
         return [table]

@@ -6,23 +6,28 @@ records ``conf/records/torch-<release>.json`` of the releases in ``conf/torch-re
 ``conf/semantics.toml``:
 
 ``{semantics-release-matrix}``
-    One line per PyTorch row, one column per verified release (headed ``2.5``, the full release
-    in its title), the value that release's record observed in each cell: a dash where the
-    release lacks the API (``absent``), "not verified" where the row could not run.  A cell
-    whose value differs from the release before it is marked (``▲``, class ``changed``, with
-    the change in its title).  Each row's id links to its row on the mask-semantics page.  The
-    table scrolls sideways in its own box, its first column kept in view
+    Every PyTorch row over the verified releases, in the manner of caniuse.com: one column per
+    release (headed ``2.5``, the full release in its title), all of them in a desktop page's
+    column, the head sticky; each row its id on a line, then a bar of runs of consecutive
+    releases with one observed value, each run its word and a colour (the newest release's
+    value, another value, absent, not verified; a legend above the table), a dark left edge
+    where the value changed, with from and to in the run's title and in the row's
+    ``<details>``, opened by a tap on the row (docs/_static/site.js).  A "changes only" switch
+    hides the rows with one value on every release; on a phone each row reads top to bottom
     (``semantics-releases.css``).
 ``{semantics-release-changes}``
-    For every pair of consecutive verified releases, the rows whose observed value differs
-    (before → after, with the claim's note for the release where it changed) and the SDPA
-    rows whose kernel changed (the record's ``backends``); "no row changed" for the others.
+    The pairs of consecutive verified releases where a row's observed value differs (before →
+    after, with the claim's note for the release where it changed); the pairs where none does
+    share one line.  ``:kernels:``: the same for the SDPA rows whose probe ran on another
+    kernel (the record's ``backends``), kept apart from the changes of behaviour.
 ``{semantics-release-disagreements}``
     For each release (consecutive releases with the same list grouped), the rows whose
     ``docs_say`` differs from what that release observed; ``unspecified`` is "not documented".
 ``{semantics-release-package}``
     Which of the package's own functions fail on each release (``record["package"]``), under the
-    package's requirement: releases below it had their rows probed, not the pages' doctests.
+    package's requirement: releases below it had their rows probed, not the pages' doctests.  A
+    failure that the environment of the record caused (:data:`ENVIRONMENT_ARTEFACTS`: no
+    ``pkg_resources`` in its setuptools) is named as such, apart from what the release lacks.
 
 The fixed strings go through the site's catalogue (``docs/_ext/site_messages.py``), as those of
 :mod:`semantics_table`; every generated paragraph is kept out of the pages' ``.pot`` files.
@@ -30,11 +35,13 @@ The fixed strings go through the site's catalogue (``docs/_ext/site_messages.py`
 
 from __future__ import annotations
 
+import html
 from dataclasses import dataclass
 from itertools import pairwise
-from typing import Any
+from typing import Any, ClassVar
 
 from docutils import nodes
+from docutils.parsers.rst import directives
 from semantics_table import (
     CLAIMS_FILE,
     _compose,
@@ -60,22 +67,52 @@ from attention.semantics.claims import Claim, load_claims
 logger = logging.getLogger(__name__)
 
 ABSENT = "absent"
-DASH = "–"
-CHANGED_MARK = "▲"
+# Why a function can fail in a release's environment without torch lacking anything: the
+# error's text, as the record writes it
+ENVIRONMENT_ARTEFACTS = ("No module named 'pkg_resources'",)
 
 
 def _labels() -> dict[str, str]:
     """The fixed strings of the release pages in the build's language (catalogue ``site``)."""
     return {
         # Translators: the head of the matrix's first column (the rows' ids)
-        "row": _("Row"),
-        "absent": _("not in this release"),
         "not_verified": _("not verified"),
+        # Translators: a run of releases in the matrix that lack the row's API or argument
+        "absent_word": _("absent"),
         # Translators: the title of a matrix cell where a row's value changed; release X.Y.Z
         "changed_cell": _("changed in torch {release}: {before} → {after}"),
+        # Translators: a run of releases of the matrix, then how it changed from the run before
+        "with_change": _("{run} ({change})"),
+        # Translators: what a reader taps to see a matrix row's runs and changes
+        "details": _("releases and changes"),
+        # Translators: a run of releases ("2.3.1–2.13.0") and the value they observe
+        "run_line": _("torch {releases}: {value}"),
+        # Translators: the matrix's legend; a sample run of the colour, then what it means
+        "legend_value": _("value"),
+        "legend_newest": _("the value of the newest release, torch {release}"),
+        "legend_differs": _("a value other than the newest release's"),
+        "legend_absent": _("the release does not have the API or argument"),
+        "legend_unverified": _("the row could not run there (it needs a CUDA device)"),
+        "legend_edge": _(
+            "a dark left edge: the value changed from the release before (what from and to: "
+            "point at the run, or tap the row)"
+        ),
+        "changes_only": _("Changes only: hide the rows that observe one value on every release"),
+        # Translators: the pairs of releases where no row's value changed, after the others
+        "no_change_pairs": _("No row changed from {pairs}."),
+        # Translators: a function that does not import in a release's environment, for a
+        # reason of the environment (a module of setuptools it lacks), not of torch
+        "environment": _(
+            "Not counted: {functions} do not import in that release's environment: {why} "
+            "(pkg_resources is a module of older setuptools, which the environment the record "
+            "was made in lacks; an artefact of that environment, not something torch lacks)."
+        ),
         # Translators: a pair of consecutive releases in "What changed between releases"
         "pair": _("torch {before} → {after}:"),
-        "no_row_changed": _("no row changed."),
+        # Translators: a pair of consecutive releases in a list of them
+        "pair_plain": _("{before} → {after}"),
+        # Translators: a list of pairs of releases, e.g. "2.4.1 → 2.5.1, 2.5.1 → 2.6.0"
+        "separator": _(", "),
         # Translators: a row whose observed value changed between two releases
         "value_change": _("{id}: {before} → {after}."),
         # Translators: an SDPA row whose probe ran on another kernel on the newer release
@@ -174,31 +211,6 @@ def _resolve_links(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         link["refuri"] = f"{uri}#{link['claim']}"
 
 
-class matrix_cell(nodes.entry):  # noqa: N801
-    """A cell of the matrix: an entry with a ``title`` (the full release, the change)."""
-
-
-def _visit_matrix_cell(translator: Any, node: matrix_cell) -> None:
-    translator.visit_entry(node)
-    if node.get("title"):
-        # visit_entry wrote the opening tag last; the title goes inside it
-        tag = translator.body[-1]
-        title = translator.attval(node["title"])
-        translator.body[-1] = tag[:-1] + f' title="{title}">'
-
-
-def _depart_matrix_cell(translator: Any, node: matrix_cell) -> None:
-    translator.depart_entry(node)
-
-
-def _cell(text: str, title: str = "", classes: list[str] | None = None) -> matrix_cell:
-    # the text sits in the cell itself, without a paragraph: 700 cells of <p> weigh 5 KB
-    cell = matrix_cell("", nodes.Text(text), classes=classes or [])
-    if title:
-        cell["title"] = title
-    return cell
-
-
 class _Directive(SphinxDirective):
     has_content = False
 
@@ -214,8 +226,109 @@ class _Directive(SphinxDirective):
         return "zh_CN" if str(self.config.language).startswith("zh") else "en"
 
 
+class matrix_cell(nodes.entry):  # noqa: N801
+    """A cell of the matrix: an entry with a ``title`` (the full releases, the change)."""
+
+
+def _visit_matrix_cell(translator: Any, node: matrix_cell) -> None:
+    translator.visit_entry(node)
+    if node.get("title"):
+        # visit_entry wrote the opening tag last; the title goes inside it
+        tag = translator.body[-1]
+        title = translator.attval(node["title"])
+        translator.body[-1] = tag[:-1] + f' title="{title}">'
+
+
+def _depart_matrix_cell(translator: Any, node: matrix_cell) -> None:
+    translator.depart_entry(node)
+
+
+class disclosure(nodes.General, nodes.Element):  # noqa: N801
+    """``<details>``: its first child (a :class:`disclosure_summary`) shows, the rest on a tap."""
+
+
+class disclosure_summary(nodes.General, nodes.TextElement):  # noqa: N801
+    """``<summary>`` of a :class:`disclosure`."""
+
+
+def _visit_disclosure(translator: Any, node: disclosure) -> None:
+    classes = " ".join(node["classes"])
+    translator.body.append(f'<details class="{classes}">')
+
+
+def _depart_disclosure(translator: Any, node: disclosure) -> None:
+    translator.body.append("</details>")
+
+
+def _visit_summary(translator: Any, node: disclosure_summary) -> None:
+    translator.body.append("<summary>")
+
+
+def _depart_summary(translator: Any, node: disclosure_summary) -> None:
+    translator.body.append("</summary>")
+
+
+def _cell(
+    *children: nodes.Node, title: str = "", classes: list[str] | None = None, span: int = 1
+) -> matrix_cell:
+    # the text sits in the cell itself, without a paragraph: hundreds of <p> weigh kilobytes
+    cell = matrix_cell("", *children, classes=classes or [])
+    if span > 1:
+        cell["morecols"] = span - 1  # colspan
+    if title:
+        cell["title"] = title
+    return cell
+
+
+@dataclass(frozen=True)
+class _Run:
+    """Consecutive releases that observed one value for a row; ``value`` None: not verified."""
+
+    first: str
+    last: str
+    count: int
+    value: str | None
+    before: str | None  # the value of the last verified release before the run, if different
+
+
+def _matrix_runs(cells: list[_Cell]) -> list[_Run]:
+    changed = _changes(cells)
+    runs: list[_Run] = []
+    for cell in cells:
+        last = runs[-1] if runs else None
+        if last is not None and last.value == cell.value:
+            runs[-1] = _Run(last.first, cell.release, last.count + 1, last.value, last.before)
+        else:
+            before = changed.get(cell.release)
+            runs.append(_Run(cell.release, cell.release, 1, cell.value, before))
+    return runs
+
+
+# What a run's colour says (each run also shows its word: never the colour alone)
+KINDS = ("newest", "differs", "absent", "unverified")
+
+
+def _kind(run: _Run, newest: str | None) -> str:
+    if run.value is None:
+        return "unverified"
+    if run.value == ABSENT:
+        return "absent"
+    return "newest" if run.value == newest else "differs"
+
+
 class ReleaseMatrix(_Directive):
-    """Every PyTorch row × every verified release: the value each release observed."""
+    """Every PyTorch row over the verified releases: its values as runs of releases.
+
+    In the manner of caniuse.com: one column per release (all sixteen in the column of a
+    desktop page, the release head sticky while the rows scroll under it), each row a bar of
+    runs ("2.0–2.2 error │ 2.3–2.13 ok │ 2.14–2.15 error"), each run coloured by what it is
+    (the newest release's value, another value, absent, not verified: the legend) and showing
+    its word; the row's id above its bar, with its runs, and what changed where, in a
+    ``<details>`` a reader opens by a tap (on the id's line or on the bar, docs/_static/site.js)
+    as well as pointing at a run (its title).  A "changes only" switch (a checkbox, CSS only)
+    hides the rows that observe one value on every release.  On a phone the table is a list:
+    each row's id, then its runs one under the other, each with its releases.
+    """
 
     def run(self) -> list[nodes.Node]:
         labels, records, releases, claims = self._setup()
@@ -223,40 +336,106 @@ class ReleaseMatrix(_Directive):
         # notranslate: ids, releases and vocabulary words, the same in both languages;
         # no-search: the ids and words are in the search index from the rows' own page
         table = nodes.table(classes=["semantics-matrix", "notranslate", "no-search"])
-        group = nodes.tgroup(cols=len(releases) + 1)
+        group = nodes.tgroup(cols=len(releases))
         table += group
-        group += nodes.colspec(colwidth=1, stub=1)
         for _release in releases:
             group += nodes.colspec(colwidth=1)
         head = nodes.thead()
         heading = nodes.row()
-        heading += _cell(labels["row"])
         for release in releases:
-            heading += _cell(short[release], title=f"torch {release}")
+            heading += _cell(nodes.Text(short[release]), title=f"torch {release}")
         head += heading
         group += head
         body = nodes.tbody()
         group += body
         for claim in claims:
             cells = _cells(claim, records, releases)
-            changed = _changes(cells)
-            line = nodes.row()
-            line += nodes.entry("", _paragraph(_link(claim.id)))
-            for cell in cells:
-                if cell.value is None:
-                    line += _cell(labels["not_verified"], classes=["unverified"])
-                elif cell.release in changed:
-                    title = labels["changed_cell"].format(
-                        release=cell.release, before=changed[cell.release], after=cell.value
+            runs = _matrix_runs(cells)
+            verified = [run.value for run in runs if run.value is not None]
+            newest = verified[-1] if verified else None
+            same = ["matrix-same"] if len(runs) == 1 else []
+            name = nodes.row(classes=["matrix-claim", *same])
+            what = [_paragraph(_link(claim.id), classes=["matrix-id"])]
+            if len(runs) > 1:
+                what.append(self._details(claim, runs, labels))
+            name += _cell(*what, span=len(releases))
+            body += name
+            bar = nodes.row(classes=["matrix-runs", *same])
+            for run in runs:
+                word = self._word(run, labels)
+                span = _span(run.first, run.last)
+                title = f"torch {span}: {word}"
+                classes = ["run", f"run-{_kind(run, newest)}"]
+                if run.before is not None and run.value is not None:
+                    classes.append("changed")
+                    change = labels["changed_cell"].format(
+                        release=run.first, before=run.before, after=run.value
                     )
-                    text = DASH if cell.value == ABSENT else cell.value
-                    line += _cell(f"{CHANGED_MARK} {text}", title=title, classes=["changed"])
-                elif cell.value == ABSENT:
-                    line += _cell(DASH, title=labels["absent"], classes=["absent"])
-                else:
-                    line += _cell(cell.value)
-            body += line
-        return [table]
+                    title = labels["with_change"].format(run=title, change=change)
+                shown = _span(short[run.first], short[run.last])
+                bar += _cell(
+                    nodes.inline(shown, shown, classes=["run-releases"]),
+                    nodes.inline(word, word, classes=["run-word"]),
+                    title=title,
+                    classes=classes,
+                    span=run.count,
+                )
+            body += bar
+        return [self._legend(labels, releases[-1]), self._switch(labels), table]
+
+    def _word(self, run: _Run, labels: dict[str, str]) -> str:
+        if run.value is None:
+            return labels["not_verified"]
+        return labels["absent_word"] if run.value == ABSENT else run.value
+
+    def _details(self, claim: Claim, runs: list[_Run], labels: dict[str, str]) -> disclosure:
+        """The row's runs with their full releases, and what changed where (the claim's note)."""
+        details = disclosure(classes=["matrix-details"])
+        details += disclosure_summary("", labels["details"])
+        items = nodes.bullet_list()
+        for run in runs:
+            word = self._word(run, labels)
+            parts = _compose(
+                labels["run_line"], releases=_version(_span(run.first, run.last)), value=word
+            )
+            if run.before is not None and run.value is not None:
+                change = labels["changed_cell"].format(
+                    release=run.first, before=run.before, after=run.value
+                )
+                parts = _compose(labels["with_change"], run=parts, change=change)
+                note = next(
+                    (c.note(self.language) for c in claim.changes if c.since == _minor(run.first)),
+                    None,
+                )
+                if note:
+                    parts += [nodes.Text(" "), *_inline(note)]
+            items += nodes.list_item("", _paragraph(*parts))
+        details += items
+        return details
+
+    def _legend(self, labels: dict[str, str], newest: str) -> nodes.bullet_list:
+        legend = nodes.bullet_list(classes=["matrix-legend", "generated", "no-search"])
+        samples = {
+            "newest": (labels["legend_value"], labels["legend_newest"].format(release=newest)),
+            "differs": (labels["legend_value"], labels["legend_differs"]),
+            "absent": (labels["absent_word"], labels["legend_absent"]),
+            "unverified": (labels["not_verified"], labels["legend_unverified"]),
+        }
+        for kind in KINDS:
+            word, meaning = samples[kind]
+            swatch = nodes.inline(word, word, classes=["run", f"run-{kind}"])
+            legend += nodes.list_item("", _paragraph(swatch, nodes.Text(" " + meaning)))
+        edge = nodes.inline("", "", classes=["run", "run-differs", "changed", "run-edge"])
+        legend += nodes.list_item("", _paragraph(edge, nodes.Text(" " + labels["legend_edge"])))
+        return legend
+
+    def _switch(self, labels: dict[str, str]) -> nodes.raw:
+        label = html.escape(labels["changes_only"])
+        markup = (
+            '<p class="matrix-view"><label><input type="checkbox" id="matrix-changes-only"> '
+            f"{label}</label></p>"
+        )
+        return nodes.raw("", markup, format="html")
 
 
 def _word(value: str) -> nodes.literal:
@@ -264,50 +443,72 @@ def _word(value: str) -> nodes.literal:
 
 
 class ReleaseChanges(_Directive):
-    """For each pair of consecutive verified releases: the rows and kernels that changed."""
+    """The pairs of consecutive verified releases where a row's observed value changed.
+
+    ``:kernels:`` lists instead the pairs where an SDPA row's probe ran on another kernel (the
+    record's ``backends``): the dispatcher's choice, not a change of what the call returns.  The
+    pairs with nothing to list share one line at the end.
+    """
+
+    option_spec: ClassVar[dict[str, Any]] = {"kernels": directives.flag}
 
     def run(self) -> list[nodes.Node]:
         labels, records, releases, claims = self._setup()
+        kernels = "kernels" in self.options
         cells = {claim.id: _cells(claim, records, releases) for claim in claims}
         pairs = nodes.bullet_list(classes=["semantics-release-pairs", "generated", "no-search"])
+        quiet: list[tuple[str, str]] = []
         for before, after in pairwise(releases):
-            items = nodes.bullet_list(classes=["semantics-value-changes"])
-            kernels = nodes.bullet_list(classes=["semantics-kernel-changes"])
+            found = nodes.bullet_list(
+                classes=["semantics-kernel-changes" if kernels else "semantics-value-changes"]
+            )
             for claim in claims:
                 old, new = (c for c in cells[claim.id] if c.release in (before, after))
-                if old.value is not None and new.value is not None and old.value != new.value:
-                    parts = _compose(
-                        labels["value_change"],
-                        id=_link(claim.id),
-                        before=_word(old.value),
-                        after=_word(new.value),
-                    )
-                    note = next(
-                        (c.note(self.language) for c in claim.changes if c.since == _minor(after)),
-                        None,
-                    )
-                    if note:
-                        parts += [nodes.Text(" "), *_inline(note)]
-                    items += nodes.list_item("", _paragraph(*parts))
-                if old.backends and new.backends and old.backends != new.backends:
-                    kernel = _compose(
-                        labels["kernel_change"],
-                        id=_link(claim.id),
-                        before=_word(" + ".join(old.backends)),
-                        after=_word(" + ".join(new.backends)),
-                    )
-                    kernels += nodes.list_item("", _paragraph(*kernel))
+                if kernels:
+                    if old.backends and new.backends and old.backends != new.backends:
+                        parts = _compose(
+                            labels["kernel_change"],
+                            id=_link(claim.id),
+                            before=_word(" + ".join(old.backends)),
+                            after=_word(" + ".join(new.backends)),
+                        )
+                        found += nodes.list_item("", _paragraph(*parts))
+                    continue
+                if old.value is None or new.value is None or old.value == new.value:
+                    continue
+                parts = _compose(
+                    labels["value_change"],
+                    id=_link(claim.id),
+                    before=_word(old.value),
+                    after=_word(new.value),
+                )
+                note = next(
+                    (c.note(self.language) for c in claim.changes if c.since == _minor(after)),
+                    None,
+                )
+                if note:
+                    parts += [nodes.Text(" "), *_inline(note)]
+                found += nodes.list_item("", _paragraph(*parts))
+            if not found.children:
+                quiet.append((before, after))
+                continue
             title = _compose(labels["pair"], before=_version(before), after=_version(after))
             item = nodes.list_item()
-            if not items.children and not kernels.children:
-                item += _paragraph(*title, nodes.Text(" "), nodes.Text(labels["no_row_changed"]))
-            else:
-                item += _paragraph(*title, classes=["semantics-pair"])
-                for found in (items, kernels):
-                    if found.children:
-                        item += found
+            item += _paragraph(*title, classes=["semantics-pair"])
+            item += found
             pairs += item
-        return [pairs]
+        result: list[nodes.Node] = [pairs]
+        if quiet:
+            listed: list[nodes.Node] = []
+            for index, (before, after) in enumerate(quiet):
+                if index:
+                    listed.append(nodes.Text(labels["separator"]))
+                listed += _compose(
+                    labels["pair_plain"], before=_version(before), after=_version(after)
+                )
+            text = _compose(labels["no_change_pairs"], pairs=listed)
+            result.append(_paragraph(*text, classes=["semantics-quiet-pairs", "generated"]))
+        return result
 
 
 def _grouped(releases: list[str], key: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -398,13 +599,19 @@ class ReleasePackage(_Directive):
             item = nodes.list_item()
             if checked is None:
                 item += _paragraph(*title, nodes.Text(" " + labels["unrecorded"]))
-            elif not fails:
+                runs += item
+                continue
+            artefacts = [(name, why) for name, why in fails if _artefact(why)]
+            fails = tuple((name, why) for name, why in fails if not _artefact(why))
+            if not fails and not artefacts:
                 text = labels["every_function"].format(checked=checked)
                 item += _paragraph(*title, nodes.Text(" " + text))
+            elif not fails:
+                item += _paragraph(*title, classes=["semantics-pair"])
             else:
                 text = labels["functions_fail"].format(failed=len(fails), checked=checked)
                 item += _paragraph(*title, nodes.Text(" " + text), classes=["semantics-pair"])
-                names = nodes.bullet_list()
+                names = nodes.bullet_list(classes=["semantics-package-fails"])
                 for name, why in fails:
                     names += nodes.list_item(
                         # the exception's own words: English on every page, as torch wrote them
@@ -416,9 +623,27 @@ class ReleasePackage(_Directive):
                         ),
                     )
                 item += names
+            if artefacts:
+                listed: list[nodes.Node] = []
+                for index, (name, _why) in enumerate(artefacts):
+                    if index:
+                        listed.append(nodes.Text(labels["separator"]))
+                    listed.append(_word(name))
+                why = _artefact(artefacts[0][1]) or ""
+                text = _compose(
+                    labels["environment"],
+                    functions=listed,
+                    why=nodes.inline(why, why, classes=["notranslate"]),
+                )
+                item += _paragraph(*text, classes=["semantics-environment"])
             runs += item
         result.append(runs)
         return result
+
+
+def _artefact(why: str) -> str | None:
+    """The artefact of the environment that ``why`` (a failure's first line) names, if any."""
+    return next((artefact for artefact in ENVIRONMENT_ARTEFACTS if artefact in why), None)
 
 
 STYLE = "_static/semantics-releases.css"  # docs/_static/semantics-releases.css
@@ -444,6 +669,8 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("semantics_table")  # the records, the rows' pages, the site catalogue
     app.add_node(row_link)
     app.add_node(matrix_cell, html=(_visit_matrix_cell, _depart_matrix_cell))
+    app.add_node(disclosure, html=(_visit_disclosure, _depart_disclosure))
+    app.add_node(disclosure_summary, html=(_visit_summary, _depart_summary))
     app.add_directive("semantics-release-matrix", ReleaseMatrix)
     app.add_directive("semantics-release-changes", ReleaseChanges)
     app.add_directive("semantics-release-disagreements", ReleaseDisagreements)

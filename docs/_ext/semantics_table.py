@@ -90,9 +90,9 @@ def _labels() -> dict[str, str]:
         "verified": _("Verified on"),
         # Translators: a row whose behaviour differs from the given torch release (X.Y) on
         "changed": _("changed in {}"),
-        # Translators: under a row's value on the newest release, what the older releases
-        # observed: the last release (X.Y.Z) of those that observe it, and the value
-        "until_release": _("Until torch {release}: {value}"),
+        # Translators: a row's value on the newest release, when older releases observed
+        # another, and the run of releases ("2.14.1–2.15.0") that observe it
+        "newest_run": _("{value} (torch {releases})"),
         # Translators: a run of torch releases with the same observed value, in a row's
         # "Verified on": releases "2.0.1–2.4.1" (or one release), value a word such as "zeros"
         "run": _("torch {releases}: {value}"),
@@ -124,6 +124,13 @@ def _labels() -> dict[str, str]:
         "not_installed": _("not installed"),
         # Translators: the title of a row (what a cross-reference to it reads): API, argument, value
         "title": _("{api}, {argument}: {observed}"),
+        # Translators: in a copied citation of a row, a value and the runs of releases that
+        # observe it: "error on torch 2.0.1–2.2.2 and 2.14.1–2.15.0"
+        "cite_value": _("{value} on torch {releases}"),
+        # Translators: in a copied citation of a row, two of the clauses above, one after the other
+        "cite_more": _("{clause}, {more}"),
+        # Translators: in a copied citation of another framework's row: "jax 0.7.2, flax 0.11.1"
+        "cite_versions": _("verified on {}"),
     }
 
 
@@ -313,11 +320,26 @@ class SemanticsTable(SphinxDirective):
 
         # the observed value is a word of the vocabulary above, the same in both languages
         value = _value(newest)
-        result = [_paragraph(nodes.strong("", "", value))]
-        for last, older in _older_values(claim, record):
+        older_runs = _older_values(claim, record)
+        if older_runs:
+            # a value that changed names its releases, each run newest first, so the history
+            # reads down from the newest release: error (2.14.1–2.15.0), 2.3.1–2.13.0: ok, ...
+            first = _releases(record)[-1]
+            for release in reversed(_releases(record)):
+                if _value_on(claim, release, record) != newest:
+                    break
+                first = release
+            span = _version(_span(first, _releases(record)[-1]))
+            headline = _compose(
+                labels["newest_run"], value=nodes.strong("", "", value), releases=span
+            )
+            result = [_paragraph(*headline)]
+        else:
+            result = [_paragraph(nodes.strong("", "", value))]
+        for start, last, older in older_runs:
             # what the older releases observe, newest first, under the newest release's value
             word = nodes.strong("", "", _value(older))
-            item = _compose(labels["until_release"], release=last, value=word)
+            item = _compose(labels["run"], releases=_version(_span(start, last)), value=word)
             result.append(_paragraph(*item, classes=["semantics-changed-value"]))
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
@@ -481,16 +503,31 @@ def _versions(claim: Claim, record: dict[str, Any], labels: dict[str, str]) -> l
 
 
 def _verified_list(claim: Claim, labels: dict[str, str], records: dict[str, Any]) -> str:
-    """What the row was verified on, as one line of text ("torch 2.13.0, 2.14.1"); "" if not."""
+    """What a copied citation of the row says it observed where, as one line; "" if nothing.
+
+    A PyTorch row names each value with its runs of releases, in the order the values first
+    appear: "error on torch 2.0.1–2.2.2 and 2.14.1–2.15.0, ok on torch 2.3.1–2.13.0" (releases
+    that could not run the row are left out); another framework's row the versions it was
+    verified with ("verified on jax 0.7.2, flax 0.11.1").
+    """
     if claim.framework == "torch":
-        releases = [
-            release for release, _, row in _torch_rows(claim, records) if row.get("status") == "ok"
+        spans: dict[str, list[str]] = {}
+        for first, last, value in _runs(claim, records):
+            if value is not None:
+                spans.setdefault(value, []).append(_span(first, last))
+        clauses = [
+            labels["cite_value"].format(value=value, releases=labels["and"].join(runs))
+            for value, runs in spans.items()
         ]
-        return "torch " + labels["separator"].join(releases) if releases else ""
+        text = clauses[0] if clauses else ""
+        for clause in clauses[1:]:
+            text = labels["cite_more"].format(clause=text, more=clause)
+        return text
     row = records["ecosystem"].get("rows", {}).get(claim.id)
     if row is None or row.get("status") != "ok":
         return ""
-    return labels["separator"].join(_versions(claim, records["ecosystem"], labels))
+    versions = labels["separator"].join(_versions(claim, records["ecosystem"], labels))
+    return labels["cite_versions"].format(versions)
 
 
 def _torch_rows(
@@ -555,17 +592,17 @@ def _newest_value(claim: Claim, records: dict[str, Any]) -> str:
     return _value_on(claim, _releases(records)[-1], records)
 
 
-def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str]]:
-    """(last release, value) of each earlier run of releases, newest first."""
+def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(first release, last release, value) of each earlier run of releases, newest first."""
     if claim.framework != "torch":
         return []
-    runs: list[tuple[str, str]] = []
+    runs: list[tuple[str, str, str]] = []
     for release in _releases(records):
         value = _value_on(claim, release, records)
-        if runs and runs[-1][1] == value:
-            runs[-1] = (release, value)
+        if runs and runs[-1][2] == value:
+            runs[-1] = (runs[-1][0], release, value)
         else:
-            runs.append((release, value))
+            runs.append((release, release, value))
     return list(reversed(runs[:-1]))
 
 

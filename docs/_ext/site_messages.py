@@ -2,7 +2,7 @@
 
 The English text is the message id: an extension writes ``_("Verified on")`` (``_`` from this
 module, Sphinx's :func:`sphinx.locale.get_translation` for the catalogue ``site``), and the Chinese
-build finds ``验证环境`` in ``docs/locales/zh_CN/LC_MESSAGES/site.po``.
+build finds ``验证于`` in ``docs/locales/zh_CN/LC_MESSAGES/site.po``.
 
 Extraction runs with the page catalogues: the gettext build (``nox -s translations``) writes
 ``site.pot`` beside the pages' ``.pot`` files, extracted from the extensions in :data:`SOURCES`

@@ -39,6 +39,7 @@ import json
 import logging as stdlib_logging
 import os
 import re
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -89,12 +90,57 @@ def _utf8_search_index(self: Any, data: Any) -> str:
     return f"{self.PREFIX}{text}{self.SUFFIX}"
 
 
+GLOSSARY = Path(__file__).resolve().parents[1] / "glossary.toml"
+
+
+def glossary_words(path: Path = GLOSSARY) -> list[str]:
+    """Every Chinese term of the glossary, as a word for jieba ("分块 / 分块注意力" is two)."""
+    with open(path, "rb") as file:
+        entries = tomllib.load(file).get("term", [])
+    return sorted({part.strip() for entry in entries for part in entry["zh"].split("/")} - {""})
+
+
 class _ChineseSearch(SearchChinese):
-    """jieba word splitting as in Sphinx; the JS stemmer is the English one Sphinx ships."""
+    """jieba word splitting as in Sphinx, with the glossary's terms as words of its dictionary.
+
+    jieba cuts a term it does not know into pieces (因果掩码 into 因果 and 掩码), and the
+    search, which looks the reader's query up as one word, then finds no page that uses it.
+    The JS stemmer is the English one Sphinx ships.
+    """
 
     # IndexBuilder.get_js_stemmer_code emits `window.Stemmer = <language_name>Stemmer;` and
     # js_stemmer_rawcode is english-stemmer.js, which defines EnglishStemmer.
     language_name = "English"
+
+    def __init__(self, options: dict[str, str]) -> None:
+        super().__init__(options)
+        import jieba  # only the Chinese build needs it
+
+        self.glossary = frozenset(glossary_words())
+        for word in self.glossary:
+            jieba.add_word(word)  # with the frequency that keeps it whole
+
+    def split(self, input: str) -> list[str]:
+        """jieba's words, and every glossary term the text holds that jieba did not cut out.
+
+        In search mode jieba gives a long word's two- and three-character pieces, not a
+        four-character term inside it (填充掩码 in 键填充掩码), and it may cut a term across
+        (旧版 + 本): the term is a word of the page all the same.
+        """
+        words = super().split(input)
+        found = set(words)
+        words += [
+            term for term in self.glossary if len(term) > 1 and term not in found and term in input
+        ]
+        return words
+
+    def word_filter(self, stemmed_word: str) -> bool:
+        """Sphinx's: words of two characters or more; and the glossary's one-character terms.
+
+        键, 值, 头 are words of the lesson (key, value, head): left out, a search for them finds
+        nothing.
+        """
+        return super().word_filter(stemmed_word) or stemmed_word in self.glossary
 
 
 def _extract_theme_templates(app: Sphinx) -> None:

@@ -3,8 +3,9 @@
    page's own text.
 
    A copied link is a citation: the address of this release of the site (…/en/v0.1.0/page.html
-   #anchor, whatever address the reader is on: latest, a file:// copy), the site version, and for
-   a mask-table row what it was verified on.  The build passes the address, the version and each
+   #anchor, whatever address the reader is on: latest, a file:// copy), the site version, for
+   a mask-table row each value it observed with the releases that observe it, and for an
+   equation its number.  The build passes the address, the version and each
    row's releases (docs/_ext/citation.py), and the strings in the page's language come from the
    page template through Sphinx's gettext (docs/_templates/page.html,
    docs/locales/zh_CN/LC_MESSAGES/sphinx.po), all in the "site-strings" JSON. */
@@ -71,7 +72,9 @@
   const fill = (template, fields) =>
     template.replace(/\{(\w+)\}/g, (whole, name) => (name in fields ? fields[name] : whole));
 
-  const citation = (id) => {
+  // A row's citation names its values with the releases that observe each (the build writes
+  // the phrase, in the page's language); an equation's names its number.
+  const citation = (id, number) => {
     const text = strings();
     const data = text.citation || {};
     // a build without the data (an old template) still copies a working address
@@ -81,11 +84,16 @@
     if (!text.citePage || !data.version) {
       return url;
     }
-    const template = verified ? text.citeRow : text.citePage;
-    return fill(template, { url: url, version: data.version, verified: verified || "" });
+    const template = verified
+      ? text.citeRow
+      : number && text.citeEquation
+        ? text.citeEquation
+        : text.citePage;
+    const fields = { url: url, version: data.version, verified: verified || "" };
+    return fill(template, { ...fields, number: number || "" });
   };
 
-  const copyLinkButton = (id, label, copied) => {
+  const copyLinkButton = (id, label, copied, number) => {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "copy-link";
@@ -96,7 +104,7 @@
     button.addEventListener("click", async (event) => {
       event.preventDefault();
       event.stopPropagation();
-      await copyText(citation(id));
+      await copyText(citation(id, number));
       button.classList.add("copied");
       button.title = copied;
       const status = document.getElementById("copy-link-status");
@@ -111,10 +119,42 @@
     return button;
   };
 
+  // A heading's last word: the text after its last space (or hyphen), and in Chinese (no spaces
+  // between words) its last Han character with what follows it (a closing bracket, a Latin
+  // word).  The rest of the heading breaks as the prose does, between any two Chinese
+  // characters.
+  const HAN = /\p{Script=Han}/u;
+  const lastWord = (text) => {
+    const words = text.match(/^([^]*?)(\S+\s*)$/);
+    if (!words) {
+      return null;
+    }
+    let [, before, word] = words;
+    const chars = [...word];
+    let han = -1;
+    chars.forEach((char, index) => {
+      if (HAN.test(char)) {
+        han = index;
+      }
+    });
+    if (han > 0) {
+      before += chars.slice(0, han).join("");
+      word = chars.slice(han).join("");
+    } else if (han < 0) {
+      // a hyphenated word breaks after its last hyphen, as the browser breaks it in prose
+      const hyphen = word.search(/[-\u2010][^-\u2010]+$/);
+      if (hyphen > 0) {
+        before += word.slice(0, hyphen + 1);
+        word = word.slice(hyphen + 1);
+      }
+    }
+    return before ? [before, word] : null;
+  };
+
   // The button stays on the line of the heading's last word: that word (or the name in code that
   // ends the heading), Sphinx's ¶ link and the button go into one span that does not wrap
   // (site.css: .heading-tail).  A name in code inside it still breaks after a dot or an
-  // underscore, where the build put a <wbr>.
+  // underscore, where the build put a <wbr>, and code of several words at its spaces.
   const keepWithLastWord = (heading, button) => {
     const tail = document.createElement("span");
     tail.className = "heading-tail";
@@ -128,16 +168,19 @@
     }
     if (last >= 0) {
       const node = nodes[last];
-      const words = node.nodeType === Node.TEXT_NODE && node.textContent.match(/^([^]*\s)(\S+\s*)$/);
+      const words = node.nodeType === Node.TEXT_NODE && lastWord(node.textContent);
       if (words) {
-        node.textContent = words[1];
-        tail.appendChild(document.createTextNode(words[2]));
+        node.textContent = words[0];
+        tail.appendChild(document.createTextNode(words[1]));
         last += 1; // the text before the last word stays where it is
       }
     }
     for (const node of nodes.slice(Math.max(last, 0))) {
       tail.appendChild(node);
     }
+    // a word joiner: no line break between the last word and the button, even after code that
+    // may wrap at its own spaces (a break before an inline button follows the text before it)
+    tail.appendChild(document.createTextNode("\u2060"));
     tail.appendChild(button);
     heading.appendChild(tail);
   };
@@ -162,12 +205,29 @@
     // numbered display equations: <div class="math" id="equation-LABEL"><span class="eqno">(N)
     for (const number of article.querySelectorAll('div.math[id^="equation-"] span.eqno')) {
       const id = number.closest("div.math").id;
-      number.appendChild(copyLinkButton(id, text.copyEquation, text.copied));
+      const shown = number.textContent.trim(); // "(3)", before the button joins it
+      number.appendChild(copyLinkButton(id, text.copyEquation, text.copied, shown));
     }
     for (const row of article.querySelectorAll("table.semantics-table tr[id]")) {
       const cell = row.querySelector(".semantics-id");
       if (cell) {
         cell.appendChild(copyLinkButton(row.id, text.copyRow, text.copied));
+      }
+    }
+  };
+
+  /* -- the release matrix: a tap on a row's bar opens its details ---------------------------- */
+
+  // A run's title says its releases and what it changed from, for a pointer; a phone has no
+  // hover, so a tap on the bar opens the row's <details> (on its id's line) and closes it again
+  // (docs/_ext/semantics_releases.py).
+  const openMatrixDetails = () => {
+    for (const bar of document.querySelectorAll("table.semantics-matrix tr.matrix-runs")) {
+      const details = bar.previousElementSibling?.querySelector("details.matrix-details");
+      if (details) {
+        bar.addEventListener("click", () => {
+          details.open = !details.open;
+        });
       }
     }
   };
@@ -221,5 +281,6 @@
     updateLanguageLinks();
     followReader();
     addCopyLinkButtons();
+    openMatrixDetails();
   });
 })();

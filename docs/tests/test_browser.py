@@ -174,6 +174,26 @@ def test_chinese_search_finds_chinese_words(browser: Browser) -> None:
     _check_clean(browser)
 
 
+@pytest.mark.parametrize("term", ["因果掩码", "填充掩码"])
+def test_chinese_search_finds_glossary_terms(browser: Browser, term: str) -> None:
+    """Searching for a glossary term finds every page whose text has it (test_search_terms.py)."""
+    from test_search_terms import _texts
+
+    using = sum(term in text for text in _texts().values())
+    page = browser.open(f"zh_CN/search.html?q={term}")
+    page.wait_for_selector("#search-results ul.search li", timeout=15000)
+    # the summary names the number of pages once every result is shown
+    page.wait_for_function(
+        "() => /\\d/.test(document.querySelector('#search-results .search-summary')"
+        "?.textContent || '')",
+        timeout=15000,
+    )
+    found = page.locator("#search-results ul.search li").count()
+    page.close()
+    _check_clean(browser)
+    assert found >= using, f"{term}: {found} results, {using} pages use it"
+
+
 # The API reference and math-console checks (browser_api_checks.py) run on this module's fixture.
 from browser_api_checks import (  # noqa: E402
     test_api_signatures_read_as_the_code,

@@ -384,3 +384,14 @@ def test_row_labels_read_as_their_claim(language: str) -> None:
     assert display != "-", f"{ROW} has no title: a reference to it shows the raw id"
     assert "scaled_dot_product_attention" in display, display
     assert "allowed" in display, display
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_a_deep_link_lands_at_once(browser: Browser, page_at: list[Page], language: str) -> None:
+    """A link to a row puts the row at the top when the page has loaded, with no slow slide."""
+    page = _open(browser, page_at, f"{language}/{TABLE_PAGES[0]}#sdpa.is_causal_with_attn_mask")
+    page.wait_for_timeout(150)
+    top = page.evaluate(
+        "document.getElementById('sdpa.is_causal_with_attn_mask').getBoundingClientRect().top"
+    )
+    assert -5 <= top <= 80, f"150 ms after load the row is {top:.0f} px from the top"

@@ -6,7 +6,8 @@
 * Ids and API names in tables, headings and prose break only after a dot or an underscore
   (where the build put a ``<wbr>``), never inside a word; shapes and versions never break.
 * A heading's copy-link button stays on the line of the heading's last word, and its ¶ shows
-  only while the heading is hovered.
+  only while the heading is hovered; no heading is wider than its box at 390 or 1280 px (a
+  Chinese heading breaks between characters like the prose) and its button stays in view.
 * A copy-link button copies a citation: the versioned address (``…/en/v<version>/…#anchor``),
   the site version and, for a mask-table row, what the row was verified on, in the page's
   language; the same for numbered display equations.
@@ -81,7 +82,9 @@ READ = """() => {
     const walker = document.createTreeWalker(heading, NodeFilter.SHOW_TEXT);
     let last = null;
     for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-      if (node.textContent.trim() && !node.parentElement.closest('a.headerlink, button')) {
+      // (the word joiner site.js puts before the button is no character of the heading)
+      const text = node.textContent.replace(/\u2060/g, '').trim();
+      if (text && !node.parentElement.closest('a.headerlink, button')) {
         last = node;
       }
     }
@@ -96,11 +99,26 @@ READ = """() => {
       lonely.push(heading.textContent.trim());
     }
   }
+  // A heading fits its box: none of its lines runs past the box's right edge (a Chinese
+  // heading breaks between characters as the prose does), and its copy-link button is in view.
+  const wide = [];
+  const view = document.documentElement.clientWidth;
+  for (const heading of article.querySelectorAll('section[id] > :is(h1, h2, h3, h4, h5, h6)')) {
+    const box = heading.getBoundingClientRect();
+    const range = document.createRange();
+    range.selectNodeContents(heading);
+    const right = Math.max(...[...range.getClientRects()].map(r => r.right));
+    const button = heading.querySelector('button.copy-link');
+    const icon = button ? button.getBoundingClientRect() : null;
+    if (right > box.right + 1 || (icon && icon.right > Math.min(box.right, view) + 1)) {
+      wide.push(heading.textContent.trim() + ' (' + Math.round(right - box.right) + ' px)');
+    }
+  }
   // Sphinx's ¶ after a heading shows only while the reader points at the heading
   const marks = [...article.querySelectorAll(':is(h1, h2, h3, h4, h5, h6) a.headerlink')]
     .filter(link => getComputedStyle(link).visibility === 'visible')
     .map(link => link.closest('h1, h2, h3, h4, h5, h6').textContent.trim());
-  return {tables: tables, broken: broken, lonely: lonely, marks: marks};
+  return {tables: tables, broken: broken, lonely: lonely, marks: marks, wide: wide};
 }"""
 
 
@@ -183,6 +201,15 @@ def test_heading_buttons_stay_with_the_last_word(browser: Browser, language: str
     assert not lonely, f"copy-link icons alone on a line at {PHONE} px:\n" + "\n".join(lonely)
 
 
+@pytest.mark.parametrize("width", [DESKTOP, PHONE])
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_headings_fit_their_box(browser: Browser, language: str, width: int) -> None:
+    """No heading runs past its box, and its copy-link button is in view, in either language."""
+    layout = _layout(browser, language, width, tuple(PAGES))
+    wide = [f"{path}: {text}" for path, seen in layout.pages.items() for text in seen["wide"]]
+    assert not wide, f"{len(wide)} headings wider than their box at {width} px:\n" + "\n".join(wide)
+
+
 @pytest.mark.parametrize("language", LANGUAGES)
 def test_heading_marks_show_only_on_hover(browser: Browser, language: str) -> None:
     layout = _layout(browser, language, PHONE, tuple(PAGES))
@@ -198,31 +225,58 @@ def _documentation() -> str:
         return str(tomllib.load(file)["project"]["urls"]["Documentation"]).rstrip("/")
 
 
-def _verified_on(claim_id: str, separator: str) -> str:
-    """What a row's citation says it was verified on, from the committed records."""
+def _verified_on(claim_id: str, language: str) -> str:
+    """What a row's citation says it observed where, from the committed records.
+
+    A PyTorch row: each value with its runs of consecutive releases, values in the order they
+    first appear ("error on torch 2.0.1–2.2.2 and 2.14.1–2.15.0, ok on torch 2.3.1–2.13.0");
+    another framework's row: the versions it was verified with.
+    """
+    zh = language == "zh_CN"
     framework = claim_id.split(".")[0]
     if framework in VERIFIED_WITH and framework != "torch":
         record = json.loads(paths.ECOSYSTEM_RECORD.read_text(encoding="utf-8"))
         names = VERIFIED_WITH[framework]
-        return separator.join(f"{name} {record['versions'][name]}" for name in names)
-    releases = []
+        versions = ("、" if zh else ", ").join(f"{n} {record['versions'][n]}" for n in names)
+        return f"已在 {versions} 上验证" if zh else f"verified on {versions}"
+    runs: list[list[str | None]] = []  # [first, last, value] of each run
     for release in paths.torch_releases():
         record = json.loads(paths.torch_record(release.torch).read_text(encoding="utf-8"))
-        if record["rows"].get(claim_id, {}).get("status") == "ok":
-            releases.append(release.torch)
-    return "torch " + separator.join(releases)
+        row = record["rows"].get(claim_id)
+        if row is None:
+            continue
+        value = row["observed"] if row.get("status") == "ok" else None
+        if runs and runs[-1][2] == value:
+            runs[-1][1] = release.torch
+        else:
+            runs.append([release.torch, release.torch, value])
+    spans: dict[str, list[str]] = {}
+    for first, last, value in runs:
+        if value is not None:
+            spans.setdefault(value, []).append(f"{first}–{last}" if first != last else str(first))
+    joined = {value: (" 和 " if zh else " and ").join(found) for value, found in spans.items()}
+    if zh:
+        return "，".join(f"torch {releases} 上为 {value}" for value, releases in joined.items())
+    return ", ".join(f"{value} on torch {releases}" for value, releases in joined.items())
 
 
-def _expected(language: str, path: str, anchor: str, verified: str | None) -> str:
+def _expected(
+    language: str, path: str, anchor: str, verified: str | None, number: str | None = None
+) -> str:
+    """The citation a button copies; in Chinese a space keeps the address apart from "（"."""
     url = f"{_documentation()}/{SLUG[language]}/v{_version()}/{path}#{anchor}"
     version = _version()
     if language == "zh_CN":
+        if number is not None:
+            return f"{url} （attention {version}，公式 {number}）"
         if verified is None:
-            return f"{url}（attention {version}）"
-        return f"{url}（attention {version}；已在 {verified.replace(', ', '、')} 上验证）"
+            return f"{url} （attention {version}）"
+        return f"{url} （attention {version}；{verified}）"
+    if number is not None:
+        return f"{url} (attention {version}, equation {number})"
     if verified is None:
         return f"{url} (attention {version})"
-    return f"{url} (attention {version}; verified on {verified})"
+    return f"{url} (attention {version}; {verified})"
 
 
 def _copy(page: Page, selector: str) -> str:
@@ -253,7 +307,12 @@ EQUATION = (
 @pytest.mark.parametrize("language", LANGUAGES)
 @pytest.mark.parametrize(
     ("path", "row"),
-    [(MASK_PAGES[0], "sdpa.attn_mask.bool"), (MASK_PAGES[0], "mha.key_padding_mask.bool")],
+    [
+        (MASK_PAGES[0], "sdpa.attn_mask.bool"),
+        (MASK_PAGES[0], "mha.key_padding_mask.bool"),
+        # error on 2.0–2.2, ok on 2.3–2.13, error from 2.14: the citation says which held where
+        (MASK_PAGES[0], "sdpa.is_causal_with_attn_mask"),
+    ],
 )
 def test_a_copied_link_is_a_citation(
     browser: Browser, tab: list[Page], language: str, path: str, row: str
@@ -262,7 +321,7 @@ def test_a_copied_link_is_a_citation(
     tab.append(page)
     page.wait_for_selector("button.copy-link")
     copied = _copy(page, f"tr[id='{row}'] button.copy-link")
-    assert copied == _expected(language, path, row, _verified_on(row, ", "))
+    assert copied == _expected(language, path, row, _verified_on(row, language))
 
     heading = page.locator("article section[id] > h2 button.copy-link").first
     anchor = heading.get_attribute("data-anchor") or ""
@@ -280,7 +339,7 @@ def test_a_copied_link_to_another_frameworks_row_names_its_versions(
     tab.append(page)
     page.wait_for_selector("button.copy-link")
     copied = _copy(page, f"tr[id='{row}'] button.copy-link")
-    assert copied == _expected(language, MASK_PAGES[1], row, _verified_on(row, ", "))
+    assert copied == _expected(language, MASK_PAGES[1], row, _verified_on(row, language))
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
@@ -305,4 +364,4 @@ def test_a_numbered_equation_copies_its_citation(
         copied = _copy(page, "div.math#equation-cite-check span.eqno button.copy-link")
     finally:
         browser.context.unroute(f"{browser.base}/{language}/{path}", with_equation)
-    assert copied == _expected(language, path, "equation-cite-check", None)
+    assert copied == _expected(language, path, "equation-cite-check", None, "(1)")

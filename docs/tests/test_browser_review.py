@@ -131,6 +131,7 @@ _READ_TABLE = """() => [...document.querySelectorAll('table.review-rules tbody t
     code: cells[0].querySelector('a').textContent.trim(),
     severity: cells[1].textContent.trim(),
     rows: [...cells[2].querySelectorAll('a')].map(a => a.getAttribute('href')),
+    rowsText: cells[2].textContent.trim(),
   };
 })"""
 
@@ -181,6 +182,36 @@ def test_the_table_lists_every_rule(browser: Browser, tab: list[Page], language:
         assert row["page"] == f"rules/{rule.code.lower()}.html", row
         assert row["severity"] == SEVERITY[language][rule.severity], row
         assert row["rows"] == [_row_href(r, "../") for r in rule.rows], rule.code
+        # a rule on no row (AM401, AM402) says why instead of leaving its cell empty
+        assert row["rowsText"], f"{rule.code}: an empty cell under the rows it rests on"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_severity_column_keeps_its_words_whole_on_a_phone(
+    browser: Browser, tab: list[Page], language: str
+) -> None:
+    """At 390 px "Severity" and "warning" are one line each, not "Sev/erit/y", "warni/ng"."""
+    broken = _read(
+        browser,
+        tab,
+        f"{language}/review/index.html",
+        """() => [...document.querySelectorAll(
+              'table.review-rules :is(th, td):nth-child(2)')].filter(cell => {
+            const lines = new Set();
+            const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+            for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+              if (!node.textContent.trim()) continue;
+              const range = document.createRange();
+              range.selectNodeContents(node);
+              for (const r of range.getClientRects()) {
+                if (r.width > 0) lines.add(Math.round(r.top));
+              }
+            }
+            return lines.size > 1;
+          }).map(cell => cell.textContent.trim())""",
+        width=390,
+    )
+    assert not broken, f"severity words broken across lines at 390 px: {broken}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)

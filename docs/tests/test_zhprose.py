@@ -133,3 +133,14 @@ def test_chinese_punctuation_and_prose_outside_generated_text_pass(tmp_path: Pat
 
 def test_the_catalogues_of_generated_strings_use_chinese_punctuation() -> None:
     assert zhprose.catalogue_problems(zhprose.LOCALES) == []
+
+
+def test_verified_on_reads_as_the_releases_not_an_environment() -> None:
+    """The column "Verified on" names releases: 验证于, not 验证环境 (an environment)."""
+    locales = Path(__file__).resolve().parents[1] / "locales"
+    found = sorted(
+        str(path.relative_to(locales))
+        for path in locales.rglob("*.po")
+        if "验证环境" in path.read_text(encoding="utf-8")
+    )
+    assert not found, f"验证环境 in {found}"

@@ -120,6 +120,16 @@ def causal_allowed(
     With ``"lower_right"`` and ``L > S`` the first ``L - S`` rows have no allowed key;
     :func:`attention.scaled_dot_product_attention` rejects such rows.
 
+    Args:
+        query_length: ``L``, the number of queries (rows), an int >= 0.
+        key_length: ``S``, the number of keys (columns), an int >= 0; ``L`` when omitted.
+        alignment: where the triangle is anchored when ``L != S``: ``"upper_left"`` or
+            ``"lower_right"`` (above).
+        device: where the mask is made; the default device when omitted.
+
+    Returns:
+        The **allowed** mask ``[L, S]`` (``torch.bool``, True = may attend).
+
     >>> causal_allowed(3).int()
     tensor([[1, 0, 0],
             [1, 1, 0],
