@@ -109,7 +109,7 @@ def _torch_index(session: nox.Session) -> str | None:
         return url
     session.log(
         f"{answer.removeprefix('torch_pins: ')}; torch comes from the configured package index"
-        " (PyPI's Linux x86-64 build of torch bundles CUDA: about 5 GB installed)"
+        " (from PyPI, on Linux x86-64, the build with CUDA libraries: 5.4 GB installed)"
     )
     return None
 
