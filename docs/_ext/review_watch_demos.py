@@ -54,7 +54,7 @@ tensor([0., 0., 0.])
 >>> with warnings.catch_warnings(record=True), watch() as seen:
 ...     out, weights = mha(x, x, x, key_padding_mask=padding)
 >>> print(seen.findings[0].headline)
-AW203 padding-hides-item: key_padding_mask [2, 3] (...) hides every key of batch item 1
+AW203 padding-hides-item: key_padding_mask [2, 3] (torch.bool) hides every key of batch item 1
 >>> weights[1]
 tensor([[nan, nan, nan],
         [nan, nan, nan],
@@ -67,7 +67,7 @@ tensor([[nan, nan, nan],
 >>> with warnings.catch_warnings(record=True), watch() as seen:
 ...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal.float())
 >>> print(seen.findings[0].headline)
-AW204 positive-additive-mask: attn_mask [3, 3] (torch.float32) holds 6 positive entries (only 0.0 and 1.0: a Boolean mask turned float), first at index (0, 0)
+AW204 boolean-mask-as-float: attn_mask [3, 3] (torch.float32) holds only 0.0 and 1.0: a Boolean mask turned float; 6 entries of 1.0, first at index (0, 0)
 >>> out[0, 0]                                                       # the future is still read
 tensor([[0.5761, 0.2119, 0.2119],
         [0.4223, 0.4223, 0.1554],

@@ -48,7 +48,7 @@ class PaddingHidesItemWarning(AttentionWatchWarning):
 
 
 class PositiveAdditiveMaskWarning(AttentionWatchWarning):
-    """An additive mask with positive entries (AW204)."""
+    """An additive mask of only 0.0 and 1.0: a Boolean mask turned float (AW204)."""
 
 
 class NonFiniteMaskWarning(AttentionWatchWarning):
@@ -145,11 +145,12 @@ _RULES = (
     ),
     WatchRule(
         code="AW204",
-        name="positive-additive-mask",
+        name="boolean-mask-as-float",
         rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
         message=(
-            "the additive mask has positive entries: they raise scores instead of masking "
-            "(a Boolean mask turned .float() adds 1.0 where it meant to allow or to forbid)"
+            "the additive mask holds only 0.0 and 1.0: a Boolean mask turned .float() adds 1.0 "
+            "where it meant to allow or to forbid, and masks nothing (other positive values, "
+            "as in a T5 or relative-position bias, are not reported)"
         ),
         fix=(
             "pass the Boolean mask itself, or build the additive one as "
