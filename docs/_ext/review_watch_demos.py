@@ -104,4 +104,50 @@ AW207 is-causal-shape: is_causal=True with query [1, 1, 1, 2] and key [1, 1, 3, 
 >>> out[0, 0]                                                       # the new token sees key 0 only
 tensor([[1., 0., 0.]])
 """,
+    "AW208": _HEAD
+    + """\
+>>> scores = torch.zeros(1, 3); scores[0, 2] = float("nan")       # a padded key's score is NaN
+>>> additive = torch.tensor([[0.0, 0.0, float("-inf")]])          # that key, masked by addition
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = (scores + additive).softmax(dim=-1)
+>>> print(seen.findings[0].headline)
+AW208 nan-into-softmax: scores [1, 3] (torch.float32) holds 1 NaN entries, first in query 0: every weight of that row is NaN
+>>> weights
+tensor([[nan, nan, nan]])
+""",
+    "AW209": _HEAD
+    + """\
+>>> scores = torch.zeros(2, 3)
+>>> keep = torch.tensor([[True, True, False], [False, False, False]])   # query 1: no key
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.masked_fill(~keep, float("-inf")).softmax(dim=-1)
+>>> print(seen.findings[0].headline)
+AW209 masked-softmax-row: scores [2, 3] (torch.float32): query 1 has every entry -inf, so the softmax returns NaN there
+>>> weights
+tensor([[0.5000, 0.5000, 0.0000],
+        [   nan,    nan,    nan]])
+""",
+    "AW210": _HEAD
+    + """\
+>>> scores = torch.tensor([[2.0, -1.0, 0.5]])
+>>> keep = torch.tensor([[True, True, False]])
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.masked_fill(~keep, 1e-9).softmax(dim=-1)   # -1e9 was meant
+>>> print(seen.findings[0].headline)
+AW210 weak-fill: scores [1, 3] (torch.float32) masked with 1e-09: a masked entry keeps weight 0.114 (at (0, 2))
+>>> weights
+tensor([[0.8438, 0.0420, 0.1142]])
+""",
+    "AW211": _HEAD
+    + """\
+>>> scores = torch.zeros(1, 2, 3, 3)                                # [B, H, L, S]
+>>> keep = torch.tensor([True, True, False]).view(1, 1, 1, 3)       # [B, 1, 1, S]: key 2 is padding
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = F.softmax(scores.masked_fill(~keep, -1e9), dim=1)  # over the heads
+>>> print(seen.findings[0].headline)
+AW211 softmax-axis: softmax over dim 1 (size 2) of scores [1, 2, 3, 3] (torch.float32), along which the mask [1, 1, 1, 3] does not vary; the mask's key axis is dim 3 (size 3)
+>>> weights[0, :, 0]                                                # the padded key keeps 0.5
+tensor([[0.5000, 0.5000, 0.5000],
+        [0.5000, 0.5000, 0.5000]])
+""",
 }

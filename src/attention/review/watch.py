@@ -588,6 +588,262 @@ def _check_block_mask(block_mask: Any, dense_limit: int) -> list[_Seen]:
     return [_Seen("AW202", _FLEX, seen, (fully,), fully)]
 
 
+# -- the softmax of attention scores, and the masked fills that lead to it -----------------------
+#
+# Hand-written attention computes q @ kᵀ, fills or adds a mask and calls a softmax.  The watch
+# sees the softmax (torch.softmax, Tensor.softmax, and so F.softmax and nn.Softmax; the same for
+# log_softmax) and, to know which entries were masked and with what, the masked fills whose
+# result the softmax receives (masked_fill, masked_fill_, torch.where with a scalar).  An
+# additive mask is seen through its values at the softmax: rows of -inf, NaN.
+
+_SOFTMAX = "torch.softmax"
+
+# id(filled tensor) -> (weak reference, Boolean mask of the filled entries or the where-condition,
+# whether the mask is a where-condition (True = kept), the fill value, the tensor's version)
+_FILLS: dict[int, tuple[Any, ...]] = {}
+
+_WEAK_WEIGHT = 1e-3
+"""A masked entry whose softmax weight is above this was not masked (AW210)."""
+
+
+def _scalar(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, Tensor) and value.dim() == 0 and value.is_floating_point():
+        return float(value)
+    return None
+
+
+def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
+    if not isinstance(out, Tensor) or not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        return
+    constant = _scalar(value)
+    if constant is None or not out.is_floating_point():
+        return
+    try:
+        version = out._version
+    except RuntimeError:  # an inference tensor: no version counter, nothing to follow
+        return
+    _remember(_FILLS, out, (mask, kept, constant, version))
+
+
+def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
+    """(mask, whether it is a where-condition, the fill) of the fill that made ``scores``."""
+    entry = _looked_up(_FILLS, scores)
+    if entry is None:
+        return None
+    _, mask, kept, constant, version = entry
+    try:
+        if scores._version != version:  # changed in place since: what was filled is unknown
+            return None
+    except RuntimeError:
+        return None
+    return mask, kept, constant
+
+
+def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def masked_fill(self: Any, mask: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, mask, value, *args, **kwargs)
+        if not torch.compiler.is_compiling() and _active() is not None:
+            _record_fill(out, mask, False, value)
+        return out
+
+    return masked_fill
+
+
+def _where_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(condition, *args, **kwargs)
+        if len(args) != 2 or kwargs or torch.compiler.is_compiling() or _active() is None:
+            return out
+        kept, other = args
+        if _scalar(other) is not None:  # where(keep, scores, fill)
+            _record_fill(out, condition, True, other)
+        elif _scalar(kept) is not None:  # where(masked, fill, scores)
+            _record_fill(out, condition, False, kept)
+        return out
+
+    return where
+
+
+def _rows_where(flags: Tensor, dim: int, scores: Tensor) -> str:
+    """``batch item 1, head 0, query 2`` for the first True of ``flags`` (``dim`` reduced)."""
+    index, count = _first(flags) if flags.dim() else ([], 1)
+    if not index:
+        place = "the row"
+    elif dim == scores.dim() - 1 and scores.dim() <= 4:
+        place = _where(_names(scores.dim(), scores.dim())[:-1], index)
+    else:
+        place = f"the row at {tuple(index)} along dim {dim}"
+    return place + _more(count, "rows")
+
+
+def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
+    """NaN entering, rows with no unmasked entry, and (with a fill seen) the softmax's axis."""
+    if not isinstance(scores, Tensor) or not isinstance(dim, int) or scores.dim() == 0:
+        return []
+    if not scores.is_floating_point() or scores.numel() == 0:
+        return []
+    dim %= scores.dim()
+    what = _describe("scores", scores)
+    found: list[_Seen] = []
+    top = scores.amax(dim)  # the row maxima: NaN where a NaN enters, -inf where all are -inf
+    lowest = float(top.min())
+    if lowest != lowest:
+        nan = int(scores.isnan().sum())
+        found.append(
+            _Seen(
+                "AW208",
+                _SOFTMAX,
+                f"{what} holds {nan} NaN entries, first in {_rows_where(top.isnan(), dim, scores)}"
+                ": every weight of that row is NaN",
+                RULES["AW208"].rows,
+            )
+        )
+        return found
+    fill = _fill_of(scores)
+    if fill is not None:
+        axis = _axis(scores, dim, fill[0], what)
+        if axis:  # the rows it masks whole follow from the axis: one finding, the cause
+            return axis
+    if lowest == float("-inf"):
+        found.append(
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{what}: {_rows_where(top.eq(float('-inf')), dim, scores)} has every entry "
+                "-inf, so the softmax returns NaN there",
+                ("softmax.all_neg_inf_row",),
+            )
+        )
+    elif fill is not None:
+        mask, kept, constant = fill
+        filled = (~mask if kept else mask).expand_as(scores)
+        whole = filled.all(dim)
+        if bool(whole.any()):
+            found.append(
+                _Seen(
+                    "AW209",
+                    _SOFTMAX,
+                    f"{what}: {_rows_where(whole, dim, scores)} has every entry filled with "
+                    f"{constant:g}, so the softmax spreads that row evenly over every key",
+                    ("sdpa.attn_mask.float",),
+                )
+            )
+    elif lowest <= torch.finfo(scores.dtype).min / 2:
+        rows = top.le(torch.finfo(scores.dtype).min / 2)
+        found.append(
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{what}: {_rows_where(rows, dim, scores)} has every entry at most "
+                f"{torch.finfo(scores.dtype).min / 2:.3g} (a mask's minimum), so the softmax "
+                "spreads that row evenly over every key",
+                ("sdpa.attn_mask.float",),
+            )
+        )
+    return found
+
+
+def _axis(scores: Tensor, dim: int, mask: Tensor, what: str) -> list[_Seen]:
+    """AW211: the mask varies along other axes but not along the softmax's."""
+    offset = scores.dim() - mask.dim()
+    size_here = mask.shape[dim - offset] if dim >= offset else 1
+    if size_here != 1 or scores.shape[dim] == 1:
+        return []
+    axes = [n + offset for n, size in enumerate(mask.shape) if size > 1]
+    if not axes or bool(mask.all()) or not bool(mask.any()):
+        return []  # a constant mask says nothing about which axis holds the keys
+    key_axis = axes[-1]
+    return [
+        _Seen(
+            "AW211",
+            _SOFTMAX,
+            f"softmax over dim {dim} (size {scores.shape[dim]}) of {what}, along which the "
+            f"mask {_shape(mask)} does not vary; the mask's key axis is dim {key_axis} "
+            f"(size {scores.shape[key_axis]})",
+            ("sdpa.attn_mask.float",),
+        )
+    ]
+
+
+def _check_softmax_result(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen]:
+    """AW210: a fill constant that left masked entries a weight (read from the result)."""
+    if (
+        not isinstance(scores, Tensor)
+        or not isinstance(dim, int)
+        or not isinstance(weights, Tensor)
+    ):
+        return []
+    fill = _fill_of(scores)
+    if fill is None or weights.shape != scores.shape:
+        return []
+    mask, kept, constant = fill
+    if constant == float("-inf"):
+        return []
+    dim %= scores.dim()
+    filled = (~mask if kept else mask).expand_as(scores)
+    partly = filled & ~filled.all(dim, keepdim=True)  # rows with some entry left unmasked
+    if not bool(partly.any()):
+        return []
+    values = weights.exp() if log else weights
+    worst = values.masked_fill(~partly, 0).amax()
+    if float(worst) <= _WEAK_WEIGHT:
+        return []
+    flat = int((values.masked_fill(~partly, 0) == worst).flatten().nonzero()[0])
+    at = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), scores.shape))
+    return [
+        _Seen(
+            "AW210",
+            _SOFTMAX,
+            f"{_describe('scores', scores)} masked with {constant:g}: a masked entry keeps "
+            f"weight {float(worst):.3g} (at {at})",
+            ("sdpa.attn_mask.float",),
+        )
+    ]
+
+
+def _softmax_watched(original: Callable[..., Any], log: bool) -> Callable[..., Any]:
+    """``torch.softmax`` / ``Tensor.softmax`` (and the log versions), watched."""
+
+    @functools.wraps(original)
+    def softmax(scores: Any, *args: Any, **kwargs: Any) -> Any:
+        if torch.compiler.is_compiling():
+            return original(scores, *args, **kwargs)
+        owner = _active()
+        if owner is None or not owner._sampled():
+            return original(scores, *args, **kwargs)
+        dim = args[0] if args else kwargs.get("dim")
+        owner._run(lambda: _check_softmax(scores, dim))
+        _LOCAL.busy = True
+        try:
+            weights = original(scores, *args, **kwargs)
+        finally:
+            _LOCAL.busy = False
+        if _FILLS:
+            owner._run(lambda: _check_softmax_result(scores, dim, weights, log))
+        return weights
+
+    return softmax
+
+
+def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
+    plain = functools.partial(_softmax_watched, log=False)
+    log = functools.partial(_softmax_watched, log=True)
+    return [
+        (torch, "softmax", plain),
+        (torch.Tensor, "softmax", plain),
+        (torch, "log_softmax", log),
+        (torch.Tensor, "log_softmax", log),
+        (torch, "masked_fill", _masked_fill_watched),
+        (torch.Tensor, "masked_fill", _masked_fill_watched),
+        (torch.Tensor, "masked_fill_", _masked_fill_watched),
+        (torch, "where", _where_watched),
+    ]
+
+
 # -- where the watch sits: the entry points, replaced while a watch is open ----------------------
 #
 # A watch replaces a few functions of torch (the attention entry points, the softmaxes, the masked
@@ -786,6 +1042,7 @@ def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
         (torch, "_transformer_encoder_layer_fwd", _entry_point),
         (torch, "_nested_tensor_from_mask", _entry_point),
         (F, "_canonical_mask", _canonical_mask_watched),
+        *_softmax_targets(),
     ]
     try:
         from torch.nn.attention.flex_attention import BlockMask
@@ -821,6 +1078,7 @@ def _uninstall() -> None:
             else:
                 setattr(owner, name, original)
         _ORIGIN.clear()
+        _FILLS.clear()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep

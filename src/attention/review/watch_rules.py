@@ -24,10 +24,14 @@ __all__ = [
     "FullyMaskedRowWarning",
     "InvertedMaskWarning",
     "MaskOverflowWarning",
+    "MaskedSoftmaxRowWarning",
+    "NanScoresWarning",
     "NonFiniteMaskWarning",
     "PaddingHidesItemWarning",
     "PositiveAdditiveMaskWarning",
+    "SoftmaxAxisWarning",
     "WatchRule",
+    "WeakFillWarning",
 ]
 
 
@@ -61,6 +65,22 @@ class MaskOverflowWarning(AttentionWatchWarning):
 
 class CausalShapeWarning(AttentionWatchWarning):
     """``is_causal=True`` with as many queries as keys not given (AW207)."""
+
+
+class NanScoresWarning(AttentionWatchWarning):
+    """NaN entering a softmax (AW208)."""
+
+
+class MaskedSoftmaxRowWarning(AttentionWatchWarning):
+    """A softmax row whose every entry is masked: NaN or uniform weights follow (AW209)."""
+
+
+class WeakFillWarning(AttentionWatchWarning):
+    """A fill constant that leaves a masked entry a weight (AW210)."""
+
+
+class SoftmaxAxisWarning(AttentionWatchWarning):
+    """A softmax over an axis the mask does not vary along (AW211)."""
 
 
 class AttentionWatchError(Exception):
@@ -198,5 +218,66 @@ _RULES = (
     ),
 )
 
-RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in _RULES}
+_SOFTMAX_RULES = (
+    WatchRule(
+        code="AW208",
+        name="nan-into-softmax",
+        rows=("sdpa.attn_mask.masked_nan", "softmax.all_neg_inf_row"),
+        message=(
+            "NaN enters the softmax: one NaN score makes every weight of its row NaN, whether "
+            "or not its key is masked (NaN + mask is NaN, and masked_fill keeps a NaN it does "
+            "not cover)"
+        ),
+        fix=(
+            "find where the NaN came from before the softmax (0 * inf, inf - inf, -inf - -inf, "
+            "a NaN in a padded key's vector); mask by replacing scores (masked_fill), not by "
+            "adding to them, where padded keys may hold NaN"
+        ),
+        warning=NanScoresWarning,
+    ),
+    WatchRule(
+        code="AW209",
+        name="masked-softmax-row",
+        rows=("softmax.all_neg_inf_row", "sdpa.attn_mask.float"),
+        message=(
+            "a softmax row whose every entry is masked: all -inf gives NaN, all one finite "
+            "fill (or the dtype's minimum) gives uniform weights over every key, masked ones "
+            "included; two finfo.min masks summed, or -1e9 cast to float16, give -inf"
+        ),
+        fix=(
+            "give every query at least one key (a padded query may see itself), or drop those "
+            "rows before the loss; build masks with torch.finfo(scores.dtype).min once, never "
+            "summed"
+        ),
+        warning=MaskedSoftmaxRowWarning,
+    ),
+    WatchRule(
+        code="AW210",
+        name="weak-fill",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the constant the scores were filled with does not zero a masked key's weight "
+            "(masked_fill(mask, 1e-9) where -1e9 was meant, or -1e4 below scores of that size)"
+        ),
+        fix=(
+            "fill with float('-inf') where every row keeps a key, else with "
+            "torch.finfo(scores.dtype).min"
+        ),
+        warning=WeakFillWarning,
+    ),
+    WatchRule(
+        code="AW211",
+        name="softmax-axis",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the softmax runs over an axis along which the mask does not vary, so it "
+            "normalises over something other than the keys (softmax(dim=1) where dim=-1 was "
+            "meant)"
+        ),
+        fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
+        warning=SoftmaxAxisWarning,
+    ),
+)
+
+RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in (*_RULES, *_SOFTMAX_RULES)}
 """Every runtime rule, by code."""
