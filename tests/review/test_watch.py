@@ -163,6 +163,11 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "flex empty row": ("AW202", flex(lonely_mod), flex(causal_mod)),
     "flex empty block": ("AW202", flex(lonely_mod, length=256), flex(causal_mod, length=256)),
     "sdpa padding hides item": ("AW203", sdpa(padding_sdpa(True)), sdpa(padding_sdpa(False))),
+    "sdpa item with no key is not inverted": (  # Hugging Face's [B, 1, L, S] for an empty item
+        "AW202",
+        sdpa(padding_sdpa(True).expand(2, 1, 4, 4)),
+        sdpa(padding_sdpa(False).expand(2, 1, 4, 4)),
+    ),
     "mha padding hides item": (
         "AW203",
         mha(key_padding_mask=padding(True)),

@@ -179,7 +179,8 @@ def _inverted(
         return None
     lead = names[:-2]
     if length_q == length_k:
-        own = allowed.diagonal(0, -2, -1).any(-1)
+        # a slice that allows no key at all is not inverted: AW202 / AW203 report it
+        own = allowed.diagonal(0, -2, -1).any(-1) | ~allowed.flatten(-2).any(-1)
         if bool(own.all()):
             return None
         index, count = _first(~own) if own.dim() else ([], 1)

@@ -19,6 +19,7 @@ downloaded) run where ``transformers`` is installed and are left out otherwise.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -26,7 +27,7 @@ import platform
 import statistics
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import torch
@@ -35,7 +36,7 @@ from torch import Tensor, nn
 
 from attention.review.watch import watch
 
-__all__ = ["GOALS", "WatchOverhead", "main", "measure", "workloads"]
+__all__ = ["GOALS", "WatchOverhead", "correct_models", "main", "measure", "workloads"]
 
 GOALS = {"model": 1.10, "call": 1.5}
 """The largest ratio each kind of workload may cost: a model's pass, or one attention call."""
@@ -192,6 +193,91 @@ def _model_pair(
     }
 
 
+def _tiny_models(implementation: str) -> dict[str, tuple[nn.Module, dict[str, Tensor]]]:
+    """BERT, GPT-2, T5 and Llama from small configurations (random weights, nothing fetched)."""
+    import transformers as hf  # type: ignore[import-not-found, unused-ignore]
+
+    ids, attention_mask = _right_padded()
+    common = {"vocab_size": 100, "attn_implementation": implementation}
+    return {
+        "BERT": (
+            hf.BertModel(
+                hf.BertConfig(hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+                              intermediate_size=64, max_position_embeddings=64, **common)
+            ),
+            {},
+        ),
+        "GPT-2": (
+            hf.GPT2LMHeadModel(
+                hf.GPT2Config(n_positions=64, n_embd=32, n_layer=2, n_head=4, bos_token_id=1,
+                              eos_token_id=2, **common)
+            ),
+            {},
+        ),
+        "T5": (
+            hf.T5ForConditionalGeneration(
+                hf.T5Config(d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                            decoder_start_token_id=0, **common)
+            ),
+            {"decoder_input_ids": ids[:, :6], "decoder_attention_mask": attention_mask[:, :6]},
+        ),
+        "Llama": (
+            hf.LlamaForCausalLM(
+                hf.LlamaConfig(hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                               num_attention_heads=4, num_key_value_heads=2,
+                               max_position_embeddings=64, **common)
+            ),
+            {},
+        ),
+    }  # fmt: skip
+
+
+def _right_padded() -> tuple[Tensor, Tensor]:
+    """Token ids [3, 12] padded on the right (items 1 and 2) and their 1 = real token mask."""
+    generator = torch.Generator().manual_seed(0)
+    ids = torch.randint(3, 100, (3, 12), generator=generator)
+    attention_mask = torch.ones(3, 12, dtype=torch.long)
+    attention_mask[1, 8:] = 0
+    attention_mask[2, 5:] = 0
+    return ids.masked_fill(attention_mask == 0, 0), attention_mask
+
+
+def correct_models() -> dict[str, dict[str, object]]:
+    """Each tiny Hugging Face model, eager and sdpa, eval and training: what the watch found.
+
+    Every entry should read ``findings: []`` and ``bit_identical: true`` (the watched output
+    equals the unwatched one).  Empty where ``transformers`` is not installed.
+    """
+    try:
+        import transformers as hf  # type: ignore[import-not-found, unused-ignore]
+    except ImportError:
+        return {}
+    ids, attention_mask = _right_padded()
+    found: dict[str, dict[str, object]] = {}
+    for implementation in ("eager", "sdpa"):
+        torch.manual_seed(0)
+        for name, (model, extra) in _tiny_models(implementation).items():
+            for training in (False, True):
+                model.train(training)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    torch.manual_seed(0)
+                    plain = model(input_ids=ids, attention_mask=attention_mask, **extra)[0]
+                    with watch(warn=False) as seen:
+                        torch.manual_seed(0)
+                        out = model(input_ids=ids, attention_mask=attention_mask, **extra)[0]
+                        out.float().square().mean().backward()
+                mode = "training step" if training else "eval forward"
+                found[f"{name} {implementation} {mode}"] = {
+                    "findings": [finding.headline for finding in seen.findings],
+                    "errors": list(seen.errors),
+                    "bit_identical": bool(torch.equal(plain, out)),
+                    "batch": "3 items of 12 tokens, right padding on items 1 and 2",
+                    "transformers": hf.__version__,
+                }
+    return found
+
+
 def workloads() -> dict[str, Workload]:
     """Every workload this machine can run, by name."""
     return {**_encoder_workloads(), **_call_workloads(), **_hugging_face_workloads()}
@@ -205,6 +291,7 @@ class WatchOverhead:
     rounds: Mapping[str, tuple[tuple[float, float], ...]]  # (unwatched, watched) seconds
     what: Mapping[str, str]
     goals: Mapping[str, float]
+    correct: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
 
     def met(self, name: str) -> bool:
         """Whether ``name``'s ratio is within its goal."""
@@ -231,6 +318,7 @@ class WatchOverhead:
                 }
                 for name, runs in self.rounds.items()
             },
+            "correct_models": {name: dict(seen) for name, seen in self.correct.items()},
             "torch": torch.__version__,
             "threads": torch.get_num_threads(),
             "machine": platform.machine(),
@@ -311,6 +399,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     options = parser.parse_args(argv)
     torch.set_num_threads(options.threads)
     overhead = measure(options.rounds, options.min_run_time, only=options.only)
+    overhead = dataclasses.replace(overhead, correct=correct_models())
+    for name, seen in overhead.correct.items():
+        print(f"{name:34s} findings: {len(seen['findings'])}")  # type: ignore[arg-type]
     for name, ratio in overhead.ratios.items():
         mark = "met" if overhead.met(name) else "NOT met"
         print(f"{name:34s} x{ratio:.3f} (goal: at most x{overhead.goals[name]:.2f}, {mark})")
