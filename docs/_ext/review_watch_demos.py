@@ -150,4 +150,16 @@ AW211 softmax-axis: softmax over dim 1 (size 2) of scores [1, 2, 3, 3] (torch.fl
 tensor([[0.5000, 0.5000, 0.5000],
         [0.5000, 0.5000, 0.5000]])
 """,
+    "AW212": _HEAD
+    + """\
+>>> scores = torch.tensor([[[2.0, -1.0, 0.5]], [[0.0, 1.0, 3.0]]])   # [B, 1, T]: attention pooling
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.softmax(dim=1)
+>>> print(seen.findings[0].headline)
+AW212 softmax-over-size-one-axis: softmax over dim 1 of scores [2, 1, 3] (torch.float32), which has size 1: every weight is 1.0; the last axis (size 3) is left unnormalised
+>>> weights
+tensor([[[1., 1., 1.]],
+<BLANKLINE>
+        [[1., 1., 1.]]])
+""",
 }

@@ -57,6 +57,14 @@ def row_masked(bool_mask: bool) -> Tensor:
     return additive
 
 
+def min_mask(query_without_key: bool) -> Tensor:
+    """Hugging Face's additive form: finfo.min where masked, 0 where allowed."""
+    mask = torch.zeros(4, 4).masked_fill(~tril(), torch.finfo(torch.float32).min)
+    if query_without_key:
+        mask[2] = torch.finfo(torch.float32).min
+    return mask
+
+
 def additive(value: float, where: tuple[int, int] = (0, 1)) -> Tensor:
     mask = torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))
     mask[where] = value
@@ -155,6 +163,11 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "flex future": ("AW201", flex(future_mod), flex(causal_mod)),
     "sdpa empty row": ("AW202", sdpa(row_masked(True)), sdpa(tril())),
     "sdpa empty additive row": ("AW202", sdpa(row_masked(False)), sdpa(additive(0.0, (0, 0)))),
+    "sdpa row of finfo.min": (
+        "AW202",
+        sdpa(min_mask(query_without_key=True)),
+        sdpa(min_mask(query_without_key=False)),
+    ),
     "mha fast empty row": (
         "AW202",
         mha_fast(attn_mask=~row_masked(True)),

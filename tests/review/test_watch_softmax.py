@@ -103,6 +103,16 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
         filled(softmax=lambda s, d: nn.Softmax(dim=2)(s)),
         filled(softmax=lambda s, d: nn.Softmax(dim=3)(s)),
     ),
+    "softmax over a size-1 axis": (
+        "AW212",
+        lambda: scores()[:, :1, 0].softmax(dim=1),  # attention pooling over [B, 1, T]
+        lambda: scores()[:, :1, 0].softmax(dim=2),
+    ),
+    "a decode step with one key is not a size-1 mistake": (
+        "AW212",
+        lambda: nn.Softmax(dim=0)(scores()[0, 0, :1]),  # a [B·L, S] view over dim 0
+        lambda: scores()[..., :1, :1].softmax(dim=-1),  # L = S = 1: the one key gets 1.0
+    ),
     "log_softmax over the heads": (
         "AW211",
         filled(softmax=lambda s, d: F.log_softmax(s, dim=1)),

@@ -352,18 +352,33 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     inverted = _inverted(allowed, length_q, length_k, "attn_mask", mask, names)
     if inverted is not None:
         return [*found, _Seen("AW201", _SDPA, inverted, ("sdpa.attn_mask.bool",))]
-    found.extend(
-        _empty_rows(
-            allowed,
-            "attn_mask",
-            mask,
-            names,
-            api=_SDPA,
-            padding_rows=(*padding, fully),
-            row_rows=(fully,),
-            returns_row=fully,
-        )
+    empty = _empty_rows(
+        allowed,
+        "attn_mask",
+        mask,
+        names,
+        api=_SDPA,
+        padding_rows=(*padding, fully),
+        row_rows=(fully,),
+        returns_row=fully,
     )
+    if not empty and mask.is_floating_point():
+        # a row of finfo.min everywhere is masked whole too, but gives uniform weights
+        # (every key, masked ones included), not what the table's -inf rows return
+        dtype = query.dtype if query.dtype.is_floating_point else mask.dtype
+        low = mask.le(torch.finfo(dtype).min / 2)
+        if bool(low.any()):
+            empty = _empty_rows(
+                allowed & ~low,
+                "attn_mask (entries at the dtype's minimum counted as masked)",
+                mask,
+                names,
+                api=_SDPA,
+                padding_rows=("sdpa.attn_mask.float",),
+                row_rows=("sdpa.attn_mask.float",),
+                returns_row=None,
+            )
+    found.extend(empty)
     return found
 
 
@@ -689,6 +704,18 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
         return []
     dim %= scores.dim()
     what = _describe("scores", scores)
+    if scores.shape[dim] == 1 and dim != scores.dim() - 1 and scores.shape[-1] > 1:
+        # every weight is 1: the softmax normalises nothing (a key axis of size 1 is the
+        # last one, as at a decode step with one cached key, and is left alone)
+        return [
+            _Seen(
+                "AW212",
+                _SOFTMAX,
+                f"softmax over dim {dim} of {what}, which has size 1: every weight is 1.0; "
+                f"the last axis (size {scores.shape[-1]}) is left unnormalised",
+                ("sdpa.attn_mask.float",),
+            )
+        ]
     found: list[_Seen] = []
     top = scores.amax(dim)  # the row maxima: NaN where a NaN enters, -inf where all are -inf
     lowest = float(top.min())

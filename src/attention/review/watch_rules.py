@@ -29,6 +29,7 @@ __all__ = [
     "NonFiniteMaskWarning",
     "PaddingHidesItemWarning",
     "PositiveAdditiveMaskWarning",
+    "SizeOneSoftmaxWarning",
     "SoftmaxAxisWarning",
     "WatchRule",
     "WeakFillWarning",
@@ -83,6 +84,10 @@ class SoftmaxAxisWarning(AttentionWatchWarning):
     """A softmax over an axis the mask does not vary along (AW211)."""
 
 
+class SizeOneSoftmaxWarning(AttentionWatchWarning):
+    """A softmax over an axis of size 1: every weight is 1 (AW212)."""
+
+
 class AttentionWatchError(Exception):
     """Raised by ``watch(strict=True)`` at the call whose mask a rule flags.
 
@@ -132,6 +137,7 @@ _RULES = (
             "mha.fully_masked_row.need_weights_false",
             "mha.fully_masked_row.fast_path",
             "flex_attention.fully_masked_row",
+            "sdpa.attn_mask.float",
         ),
         message="query rows that may attend to no key",
         fix=(
@@ -276,6 +282,18 @@ _SOFTMAX_RULES = (
         ),
         fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
         warning=SoftmaxAxisWarning,
+    ),
+    WatchRule(
+        code="AW212",
+        name="softmax-over-size-one-axis",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the softmax runs over an axis of size 1 while the last axis is longer: every "
+            "weight is 1.0, whatever the scores (a [B·L, S] view softmaxed over dim 0, or "
+            "[B, 1, S] over dim 1)"
+        ),
+        fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
+        warning=SizeOneSoftmaxWarning,
     ),
 )
 
