@@ -162,4 +162,16 @@ tensor([[[1., 1., 1.]],
 <BLANKLINE>
         [[1., 1., 1.]]])
 """,
+    "AW213": _HEAD
+    + """\
+>>> q = torch.zeros(1, 1, 2, 2); k = torch.zeros(1, 1, 4, 2); v = torch.eye(4)[None, None]   # 2 new of 4 keys
+>>> top_left = torch.ones(2, 4, dtype=torch.bool).tril()            # meant: causal over the cache
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=top_left)
+>>> print(seen.findings[0].headline)
+AW213 causal-top-left: the mask attn_mask [2, 4] (torch.bool) is the top-left causal triangle with L = 2 queries and S = 4 keys: query 0 sees key 0 alone, and the last query misses 2 keys
+>>> out[0, 0]                                                       # the cached keys 2, 3 unread
+tensor([[1.0000, 0.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000, 0.0000]])
+""",
 }

@@ -83,6 +83,28 @@ def where(all_padding: bool) -> Callable[[], Tensor]:
     return lambda: torch.softmax(torch.where(keep(all_padding), scores(), NEG_INF), -1)
 
 
+def with_cache(diagonal: int) -> Callable[[], Tensor]:
+    """3 new queries over 5 cached + 3 new keys, the causal mask added: [1, 2, 3, 8]."""
+
+    def call() -> Tensor:
+        torch.manual_seed(0)
+        s = torch.randn(1, 2, 3, 8)
+        return (s + torch.full((3, 8), NEG_INF).triu(diagonal)).softmax(-1)
+
+    return call
+
+
+def drifted(fill: float) -> Callable[[], Tensor]:
+    """Real keys' scores near -3e4, padded keys' near 0, an additive padding mask of ``fill``."""
+
+    def call() -> Tensor:
+        s = scores() - 3e4
+        s[..., 2:] += 3e4
+        return (s + (~keep()).float() * fill).softmax(-1)
+
+    return call
+
+
 # (rule, wrong call, its correct twin)
 CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "NaN key added, not filled": ("AW208", nan_scores(False), nan_scores(True)),
@@ -112,6 +134,26 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
         "AW212",
         lambda: nn.Softmax(dim=0)(scores()[0, 0, :1]),  # a [B·L, S] view over dim 0
         lambda: scores()[..., :1, :1].softmax(dim=-1),  # L = S = 1: the one key gets 1.0
+    ),
+    "added causal mask, top-left with a cache": ("AW213", with_cache(1), with_cache(6)),
+    "sdpa causal mask, top-left with a cache": (
+        "AW213",
+        lambda: F.scaled_dot_product_attention(
+            scores()[..., :3, :], scores(), scores(), attn_mask=torch.ones(3, 4).bool().tril()
+        ),
+        lambda: F.scaled_dot_product_attention(
+            scores()[..., :3, :], scores(), scores(), attn_mask=torch.ones(3, 4).bool().tril(1)
+        ),
+    ),
+    "0/1 mask added to the scores": (
+        "AW204",
+        lambda: (scores() + (~keep()).float()).softmax(-1),
+        lambda: (scores() + torch.zeros(2, 1, 1, 4).masked_fill(~keep(), NEG_INF)).softmax(-1),
+    ),
+    "added -1e4 above scores of -3e4": (
+        "AW210",
+        drifted(-1e4),
+        drifted(torch.finfo(torch.float32).min),
     ),
     "log_softmax over the heads": (
         "AW211",

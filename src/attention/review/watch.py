@@ -41,6 +41,7 @@ step aside while a graph is traced).  A watch sees the thread that opened it;
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -352,6 +353,9 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     inverted = _inverted(allowed, length_q, length_k, "attn_mask", mask, names)
     if inverted is not None:
         return [*found, _Seen("AW201", _SDPA, inverted, ("sdpa.attn_mask.bool",))]
+    corner = _top_left(allowed, _describe("attn_mask", mask), _SDPA)
+    if corner is not None:
+        return [*found, corner]
     empty = _empty_rows(
         allowed,
         "attn_mask",
@@ -654,7 +658,64 @@ def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
             return None
     except RuntimeError:
         return None
+    if constant is None:  # an addition: the mask is the smaller operand, masked where lowest
+        return _additive_fill(mask)
     return mask, kept, constant
+
+
+def _additive_fill(mask: Tensor) -> tuple[Tensor, bool, float] | None:
+    """An added mask read as a fill: 0 where allowed, its one lowest value where masked.
+
+    Anything else (a position bias: positive values, or more than one negative level besides
+    -inf) is not read as a mask: unknown, so silent.
+    """
+    low, high = float(mask.min()), float(mask.max())
+    if high != 0.0 or not low < 0.0:
+        return None
+    masked = mask.eq(low)
+    if not bool((masked | mask.eq(0)).all()):
+        return None
+    return masked, False, low
+
+
+def _boolean_added(mask: Tensor) -> bool:
+    """An added mask of only 0.0 and 1.0 (and -inf): a Boolean mask turned float."""
+    ones = mask.eq(1)
+    return bool(ones.any()) and bool((ones | mask.eq(0) | mask.eq(float("-inf"))).all())
+
+
+def _added_mask(scores: Tensor) -> Tensor | None:
+    entry = _looked_up(_FILLS, scores)
+    if entry is None or entry[3] is not None:
+        return None
+    try:
+        return entry[1] if scores._version == entry[4] else None
+    except RuntimeError:
+        return None
+
+
+def _add_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Tensor.__add__`` (and ``__radd__``, ``torch.add``): remember a mask added to scores."""
+
+    @functools.wraps(original)
+    def add(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        if (
+            isinstance(other, Tensor)
+            and isinstance(out, Tensor)
+            and isinstance(self, Tensor)
+            and self.dim() >= 2
+            and other.dim() >= 2
+            and not torch.compiler.is_compiling()
+            and _active() is not None
+        ):
+            smaller = other if other.numel() < self.numel() else self
+            if smaller.numel() < out.numel() and smaller.is_floating_point():
+                with contextlib.suppress(RuntimeError):  # an inference tensor: no version
+                    _remember(_FILLS, out, (smaller, False, None, out._version))
+        return out
+
+    return add
 
 
 def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -696,6 +757,30 @@ def _rows_where(flags: Tensor, dim: int, scores: Tensor) -> str:
     return place + _more(count, "rows")
 
 
+def _top_left(allowed: Tensor, what: str, api: str) -> _Seen | None:
+    """AW213: ``allowed`` ``[..., L, S]`` with L < S is exactly the top-left causal triangle.
+
+    Query i then sees keys 0..i only; with S - L keys cached before the L new queries, the
+    triangle belongs at the bottom right (query i sees keys 0..S - L + i).
+    """
+    if allowed.dim() < 2:
+        return None
+    length_q, length_k = int(allowed.shape[-2]), int(allowed.shape[-1])
+    if not 1 < length_q < length_k:
+        return None
+    top_left = torch.ones(length_q, length_k, dtype=torch.bool, device=allowed.device).tril()
+    if not bool(allowed.eq(top_left).flatten(-2).all(-1).any()):
+        return None
+    return _Seen(
+        "AW213",
+        api,
+        f"the mask {what} is the top-left causal triangle with L = {length_q} queries and "
+        f"S = {length_k} keys: query 0 sees key 0 alone, and the last query misses "
+        f"{length_k - length_q} keys",
+        ("bias.causal_upper_left.alignment", "bias.causal_lower_right.alignment"),
+    )
+
+
 def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
     """NaN entering, rows with no unmasked entry, and (with a fill seen) the softmax's axis."""
     if not isinstance(scores, Tensor) or not isinstance(dim, int) or scores.dim() == 0:
@@ -731,11 +816,26 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
             )
         )
         return found
+    added = _added_mask(scores)
+    if added is not None and _boolean_added(added):
+        return [
+            _Seen(
+                "AW204",
+                _SOFTMAX,
+                f"{_describe('the mask added to the scores', added)} holds only 0.0 and 1.0: "
+                "a Boolean mask turned float, which masks nothing",
+                ("sdpa.attn_mask.float",),
+            )
+        ]
     fill = _fill_of(scores)
     if fill is not None:
         axis = _axis(scores, dim, fill[0], what)
         if axis:  # the rows it masks whole follow from the axis: one finding, the cause
             return axis
+        if dim == scores.dim() - 1:
+            corner = _top_left(~fill[0] if not fill[1] else fill[0], _shape(fill[0]), _SOFTMAX)
+            if corner is not None:
+                return [corner]
     if lowest == float("-inf"):
         found.append(
             _Seen(
@@ -746,7 +846,7 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
                 ("softmax.all_neg_inf_row",),
             )
         )
-    elif fill is not None:
+    if not found and fill is not None:
         mask, kept, constant = fill
         filled = (~mask if kept else mask).expand_as(scores)
         whole = filled.all(dim)
@@ -760,7 +860,7 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
                     ("sdpa.attn_mask.float",),
                 )
             )
-    elif lowest <= torch.finfo(scores.dtype).min / 2:
+    if not found and lowest <= torch.finfo(scores.dtype).min / 2:
         rows = top.le(torch.finfo(scores.dtype).min / 2)
         found.append(
             _Seen(
@@ -869,6 +969,9 @@ def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any
         (torch.Tensor, "masked_fill", _masked_fill_watched),
         (torch.Tensor, "masked_fill_", _masked_fill_watched),
         (torch, "where", _where_watched),
+        (torch.Tensor, "__add__", _add_watched),
+        (torch.Tensor, "__radd__", _add_watched),
+        (torch, "add", _add_watched),
     ]
 
 

@@ -20,6 +20,7 @@ __all__ = [
     "RULES",
     "AttentionWatchError",
     "AttentionWatchWarning",
+    "CausalAlignmentWarning",
     "CausalShapeWarning",
     "FullyMaskedRowWarning",
     "InvertedMaskWarning",
@@ -86,6 +87,10 @@ class SoftmaxAxisWarning(AttentionWatchWarning):
 
 class SizeOneSoftmaxWarning(AttentionWatchWarning):
     """A softmax over an axis of size 1: every weight is 1 (AW212)."""
+
+
+class CausalAlignmentWarning(AttentionWatchWarning):
+    """A top-left causal triangle with fewer queries than keys (AW213)."""
 
 
 class AttentionWatchError(Exception):
@@ -294,6 +299,21 @@ _SOFTMAX_RULES = (
         ),
         fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
         warning=SizeOneSoftmaxWarning,
+    ),
+    WatchRule(
+        code="AW213",
+        name="causal-top-left",
+        rows=("bias.causal_upper_left.alignment", "bias.causal_lower_right.alignment"),
+        message=(
+            "the mask is the top-left causal triangle with fewer queries than keys (L < S): "
+            "query i sees keys 0..i, so with cached keys before the new queries every query "
+            "misses the most recent S - L of its keys"
+        ),
+        fix=(
+            "anchor the triangle at the bottom right: torch.ones(L, S, dtype=torch.bool)"
+            ".tril(S - L), or torch.nn.attention.bias.causal_lower_right(L, S)"
+        ),
+        warning=CausalAlignmentWarning,
     ),
 )
 
