@@ -341,6 +341,11 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     if not isinstance(mask, Tensor) or mask.numel() == 0:
         return found
     names = _names(query.dim(), mask.dim())
+    if mask.dtype == torch.bool and length_q == length_k and mask.dim() >= 2:
+        # the common case in three reads: every query sees itself, so the mask is neither
+        # inverted nor leaves a row empty
+        if bool(mask.diagonal(0, -2, -1).all()) and bool(mask.any(-1).all()):
+            return found
     if mask.dtype == torch.bool:
         allowed, fully, padding = mask, "sdpa.fully_masked_row", ("sdpa.attn_mask.bool",)
     elif mask.is_floating_point():
@@ -846,7 +851,7 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
                 ("softmax.all_neg_inf_row",),
             )
         )
-    if not found and fill is not None:
+    if not found and fill is not None and lowest <= fill[2]:  # else every row keeps a key
         mask, kept, constant = fill
         filled = (~mask if kept else mask).expand_as(scores)
         whole = filled.all(dim)
