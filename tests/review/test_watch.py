@@ -500,3 +500,28 @@ def test_float_position_biases_and_padding_give_no_finding(call: Callable[[], ob
             call()
     assert seen.findings == [], [str(f) for f in seen.findings]
     assert seen.errors == []
+
+
+def test_the_committed_benchmark_record_meets_its_shape_and_shows_no_finding_on_correct_models() -> (
+    None
+):
+    import json
+    from pathlib import Path
+
+    record = json.loads(
+        (Path(__file__).parents[2] / "docs" / "_data" / "watch-benchmark.json").read_text("utf-8")
+    )
+    assert record["schema"] == 2
+    assert record["goals"] == GOALS
+    for name, workload in record["workloads"].items():
+        assert workload["met"] == (workload["ratio"] <= workload["goal"]), name
+        assert len(workload["rounds"]) >= 5, name
+    assert {"encoder forward", "encoder training step", "sdpa call", "mha call"} <= set(
+        record["workloads"]
+    )
+    correct = record["correct_models"]
+    assert {name.split()[0] for name in correct} == {"BERT", "GPT-2", "T5", "Llama"}
+    for name, seen in correct.items():
+        assert seen["findings"] == [], name
+        assert seen["errors"] == [], name
+        assert seen["bit_identical"], name

@@ -341,11 +341,11 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     if not isinstance(mask, Tensor) or mask.numel() == 0:
         return found
     names = _names(query.dim(), mask.dim())
-    if mask.dtype == torch.bool and length_q == length_k and mask.dim() >= 2:
-        # the common case in three reads: every query sees itself, so the mask is neither
-        # inverted nor leaves a row empty
-        if bool(mask.diagonal(0, -2, -1).all()) and bool(mask.any(-1).all()):
-            return found
+    # the common case in four reads: every slice lets some query see itself (so it is not
+    # inverted) and every row keeps a key (so none is empty); padded masks included
+    square = mask.dtype == torch.bool and length_q == length_k and mask.dim() >= 2
+    if square and bool(mask.diagonal(0, -2, -1).any(-1).all()) and bool(mask.any(-1).all()):
+        return found
     if mask.dtype == torch.bool:
         allowed, fully, padding = mask, "sdpa.fully_masked_row", ("sdpa.attn_mask.bool",)
     elif mask.is_floating_point():
@@ -664,8 +664,27 @@ def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
     except RuntimeError:
         return None
     if constant is None:  # an addition: the mask is the smaller operand, masked where lowest
-        return _additive_fill(mask)
+        return _facts(mask)[0]
     return mask, kept, constant
+
+
+# id(added mask) -> (weak reference, version, its reading as a fill, whether it is 0/1 only):
+# every layer of a model adds the same mask, which is read once
+_FACTS: dict[int, tuple[Any, ...]] = {}
+
+
+def _facts(mask: Tensor) -> tuple[tuple[Tensor, bool, float] | None, bool]:
+    entry = _looked_up(_FACTS, mask)
+    try:
+        version = mask._version
+    except RuntimeError:
+        version = None
+    if entry is not None and version is not None and entry[1] == version:
+        return entry[2], entry[3]
+    found = (_additive_fill(mask), _boolean_added(mask))
+    if version is not None:
+        _remember(_FACTS, mask, (version, *found))
+    return found
 
 
 def _additive_fill(mask: Tensor) -> tuple[Tensor, bool, float] | None:
@@ -705,19 +724,16 @@ def _add_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(original)
     def add(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(self, other, *args, **kwargs)
-        if (
-            isinstance(other, Tensor)
-            and isinstance(out, Tensor)
-            and isinstance(self, Tensor)
-            and self.dim() >= 2
-            and other.dim() >= 2
-            and not torch.compiler.is_compiling()
-            and _active() is not None
-        ):
-            smaller = other if other.numel() < self.numel() else self
-            if smaller.numel() < out.numel() and smaller.is_floating_point():
-                with contextlib.suppress(RuntimeError):  # an inference tensor: no version
-                    _remember(_FILLS, out, (smaller, False, None, out._version))
+        # the fast exit first: most additions (residuals) are of equal shapes, or of a number
+        if not isinstance(other, Tensor) or not isinstance(self, Tensor):
+            return out
+        total = out.numel()
+        smaller = other if other.numel() < self.numel() else self
+        if smaller.numel() >= total or smaller.dim() < 2 or not smaller.is_floating_point():
+            return out
+        if not torch.compiler.is_compiling() and _active() is not None:
+            with contextlib.suppress(RuntimeError):  # an inference tensor: no version
+                _remember(_FILLS, out, (smaller, False, None, out._version))
         return out
 
     return add
@@ -822,7 +838,7 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
         )
         return found
     added = _added_mask(scores)
-    if added is not None and _boolean_added(added):
+    if added is not None and _facts(added)[1]:
         return [
             _Seen(
                 "AW204",
@@ -914,8 +930,8 @@ def _check_softmax_result(scores: Any, dim: Any, weights: Any, log: bool) -> lis
     if fill is None or weights.shape != scores.shape:
         return []
     mask, kept, constant = fill
-    if constant == float("-inf"):
-        return []
+    if constant <= torch.finfo(scores.dtype).min / 2:
+        return []  # -inf or the dtype's minimum: no score lies below it
     dim %= scores.dim()
     filled = (~mask if kept else mask).expand_as(scores)
     partly = filled & ~filled.all(dim, keepdim=True)  # rows with some entry left unmasked
@@ -1215,6 +1231,7 @@ def _uninstall() -> None:
                 setattr(owner, name, original)
         _ORIGIN.clear()
         _FILLS.clear()
+        _FACTS.clear()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep

@@ -25,6 +25,7 @@ import json
 import os
 import platform
 import statistics
+import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -302,8 +303,9 @@ class WatchOverhead:
         return {
             "schema": 2,
             "what": "attention.review.watch overhead: watched / unwatched time per call",
-            "timer": "torch.utils.benchmark.Timer.blocked_autorange, interleaved rounds, "
-            "median of per-round ratios; the watch open around the timed calls",
+            "timer": "torch.utils.benchmark.Timer.blocked_autorange on time.process_time (CPU "
+            "time), interleaved rounds, median of per-round ratios; the watch open around the "
+            "timed calls",
             "goals": GOALS,
             "met": all(self.met(name) for name in self.ratios),
             "workloads": {
@@ -336,7 +338,9 @@ def _interleaved(
     """(unwatched, watched) seconds per call, per round, which side goes first alternating."""
     from torch.utils.benchmark import Timer
 
-    timer = Timer("run()", globals={"run": run})
+    # CPU time of this process, not wall time: on a machine shared with other work, another
+    # process's load moves wall time by tens of per cent between two runs of the same code
+    timer = Timer("run()", globals={"run": run}, timer=time.process_time)
 
     def plain() -> float:
         return float(timer.blocked_autorange(min_run_time=min_run_time).median)
