@@ -681,7 +681,8 @@ def _facts(mask: Tensor) -> tuple[tuple[Tensor, bool, float] | None, bool]:
         version = None
     if entry is not None and version is not None and entry[1] == version:
         return entry[2], entry[3]
-    found = (_additive_fill(mask), _boolean_added(mask))
+    fill = _additive_fill(mask)
+    found = (fill, fill is None and _boolean_added(mask))  # a 0/1 mask is never a fill
     if version is not None:
         _remember(_FACTS, mask, (version, *found))
     return found
@@ -693,7 +694,7 @@ def _additive_fill(mask: Tensor) -> tuple[Tensor, bool, float] | None:
     Anything else (a position bias: positive values, or more than one negative level besides
     -inf) is not read as a mask: unknown, so silent.
     """
-    low, high = float(mask.min()), float(mask.max())
+    low, high = (float(bound) for bound in torch.aminmax(mask))
     if high != 0.0 or not low < 0.0:
         return None
     masked = mask.eq(low)
