@@ -1080,7 +1080,11 @@ def _mask_key(mask: Any) -> Any:
 
 
 def _meta(tensor: Any) -> Any:
-    return (tensor.shape, tensor.dtype) if isinstance(tensor, Tensor) else None
+    if not isinstance(tensor, Tensor):
+        return None
+    if tensor.is_nested:  # no .shape (it raises): the encoder's fused layers pass no mask then
+        return ("nested", tensor.dim(), tensor.dtype)
+    return (tensor.shape, tensor.dtype)
 
 
 def _key_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
