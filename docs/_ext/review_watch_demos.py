@@ -54,7 +54,7 @@ tensor([0., 0., 0.])
 >>> with warnings.catch_warnings(record=True), watch() as seen:
 ...     out, weights = mha(x, x, x, key_padding_mask=padding)
 >>> print(seen.findings[0].headline)
-AW203 padding-hides-item: key_padding_mask [2, 3] (...) hides every key of batch item 1
+AW203 padding-hides-item: key_padding_mask [2, 3] (torch.bool) hides every key of batch item 1
 >>> weights[1]
 tensor([[nan, nan, nan],
         [nan, nan, nan],
@@ -67,7 +67,7 @@ tensor([[nan, nan, nan],
 >>> with warnings.catch_warnings(record=True), watch() as seen:
 ...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=causal.float())
 >>> print(seen.findings[0].headline)
-AW204 positive-additive-mask: attn_mask [3, 3] (torch.float32) holds 6 positive entries (only 0.0 and 1.0: a Boolean mask turned float), first at index (0, 0)
+AW204 boolean-mask-as-float: attn_mask [3, 3] (torch.float32) holds only 0.0 and 1.0: a Boolean mask turned float; 6 entries of 1.0, first at index (0, 0)
 >>> out[0, 0]                                                       # the future is still read
 tensor([[0.5761, 0.2119, 0.2119],
         [0.4223, 0.4223, 0.1554],
@@ -103,5 +103,75 @@ AW206 mask-overflow: attn_mask [3, 3] (torch.float32) holds 3 finite entries bey
 AW207 is-causal-shape: is_causal=True with query [1, 1, 1, 2] and key [1, 1, 3, 2]: L = 1 queries, S = 3 keys
 >>> out[0, 0]                                                       # the new token sees key 0 only
 tensor([[1., 0., 0.]])
+""",
+    "AW208": _HEAD
+    + """\
+>>> scores = torch.zeros(1, 3); scores[0, 2] = float("nan")       # a padded key's score is NaN
+>>> additive = torch.tensor([[0.0, 0.0, float("-inf")]])          # that key, masked by addition
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = (scores + additive).softmax(dim=-1)
+>>> print(seen.findings[0].headline)
+AW208 nan-into-softmax: scores [1, 3] (torch.float32) holds 1 NaN entries, first in query 0: every weight of that row is NaN
+>>> weights
+tensor([[nan, nan, nan]])
+""",
+    "AW209": _HEAD
+    + """\
+>>> scores = torch.zeros(2, 3)
+>>> keep = torch.tensor([[True, True, False], [False, False, False]])   # query 1: no key
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.masked_fill(~keep, float("-inf")).softmax(dim=-1)
+>>> print(seen.findings[0].headline)
+AW209 masked-softmax-row: scores [2, 3] (torch.float32): query 1 has every entry -inf, so the softmax returns NaN there
+>>> weights
+tensor([[0.5000, 0.5000, 0.0000],
+        [   nan,    nan,    nan]])
+""",
+    "AW210": _HEAD
+    + """\
+>>> scores = torch.tensor([[2.0, -1.0, 0.5]])
+>>> keep = torch.tensor([[True, True, False]])
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.masked_fill(~keep, 1e-9).softmax(dim=-1)   # -1e9 was meant
+>>> print(seen.findings[0].headline)
+AW210 weak-fill: scores [1, 3] (torch.float32) masked with 1e-09: a masked entry keeps weight 0.114 (at (0, 2))
+>>> weights
+tensor([[0.8438, 0.0420, 0.1142]])
+""",
+    "AW211": _HEAD
+    + """\
+>>> scores = torch.zeros(1, 2, 3, 3)                                # [B, H, L, S]
+>>> keep = torch.tensor([True, True, False]).view(1, 1, 1, 3)       # [B, 1, 1, S]: key 2 is padding
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = F.softmax(scores.masked_fill(~keep, -1e9), dim=1)  # over the heads
+>>> print(seen.findings[0].headline)
+AW211 softmax-axis: softmax over dim 1 (size 2) of scores [1, 2, 3, 3] (torch.float32), along which the mask [1, 1, 1, 3] does not vary; the mask's key axis is dim 3 (size 3)
+>>> weights[0, :, 0]                                                # the padded key keeps 0.5
+tensor([[0.5000, 0.5000, 0.5000],
+        [0.5000, 0.5000, 0.5000]])
+""",
+    "AW212": _HEAD
+    + """\
+>>> scores = torch.tensor([[[2.0, -1.0, 0.5]], [[0.0, 1.0, 3.0]]])   # [B, 1, T]: attention pooling
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = scores.softmax(dim=1)
+>>> print(seen.findings[0].headline)
+AW212 softmax-over-size-one-axis: softmax over dim 1 of scores [2, 1, 3] (torch.float32), which has size 1: every weight is 1.0; the last axis (size 3) is left unnormalised
+>>> weights
+tensor([[[1., 1., 1.]],
+<BLANKLINE>
+        [[1., 1., 1.]]])
+""",
+    "AW213": _HEAD
+    + """\
+>>> q = torch.zeros(1, 1, 2, 2); k = torch.zeros(1, 1, 4, 2); v = torch.eye(4)[None, None]   # 2 new of 4 keys
+>>> top_left = torch.ones(2, 4, dtype=torch.bool).tril()            # meant: causal over the cache
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=top_left)
+>>> print(seen.findings[0].headline)
+AW213 causal-top-left: the mask attn_mask [2, 4] (torch.bool) is the top-left causal triangle with L = 2 queries and S = 4 keys: query 0 sees key 0 alone, and the last query misses 2 keys
+>>> out[0, 0]                                                       # the cached keys 2, 3 unread
+tensor([[1.0000, 0.0000, 0.0000, 0.0000],
+        [0.5000, 0.5000, 0.0000, 0.0000]])
 """,
 }

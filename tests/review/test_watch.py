@@ -14,7 +14,8 @@ from torch.nn.attention.flex_attention import create_block_mask, flex_attention
 import attention.review
 from attention.review import watch as watch_module
 from attention.review.links import known_rows, row_url
-from attention.review.watch import Watch, measure_overhead, watch
+from attention.review.watch import Watch, watch
+from attention.review.watch_benchmark import GOALS, measure
 from attention.review.watch_rules import RULES, AttentionWatchError, AttentionWatchWarning
 
 
@@ -56,10 +57,34 @@ def row_masked(bool_mask: bool) -> Tensor:
     return additive
 
 
+def min_mask(query_without_key: bool) -> Tensor:
+    """Hugging Face's additive form: finfo.min where masked, 0 where allowed."""
+    mask = torch.zeros(4, 4).masked_fill(~tril(), torch.finfo(torch.float32).min)
+    if query_without_key:
+        mask[2] = torch.finfo(torch.float32).min
+    return mask
+
+
 def additive(value: float, where: tuple[int, int] = (0, 1)) -> Tensor:
     mask = torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))
     mask[where] = value
     return mask
+
+
+def t5_bias(length: int = 4, heads: int = 2) -> Tensor:
+    """A T5-style relative-position bias [1, H, L, S]: signed, learned, one value per distance."""
+    torch.manual_seed(1)
+    table = torch.randn(heads, 2 * length - 1)  # one value per head and relative distance
+    distance = torch.arange(length)[None, :] - torch.arange(length)[:, None]  # [L, S]
+    return table[:, distance + length - 1][None]  # [1, H, L, S]
+
+
+def alibi_bias(length: int = 4, heads: int = 2) -> Tensor:
+    """ALiBi's causal bias [H, L, S]: -slope·distance below the diagonal, -inf above."""
+    slopes = 2.0 ** (-8.0 * torch.arange(1, heads + 1) / heads)  # [H]
+    distance = (torch.arange(length)[:, None] - torch.arange(length)[None, :]).float()
+    bias = -slopes[:, None, None] * distance  # [H, L, S]
+    return bias.masked_fill(~tril(length), float("-inf"))
 
 
 MHA = nn.MultiheadAttention(8, 2, batch_first=True)
@@ -138,6 +163,11 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "flex future": ("AW201", flex(future_mod), flex(causal_mod)),
     "sdpa empty row": ("AW202", sdpa(row_masked(True)), sdpa(tril())),
     "sdpa empty additive row": ("AW202", sdpa(row_masked(False)), sdpa(additive(0.0, (0, 0)))),
+    "sdpa row of finfo.min": (
+        "AW202",
+        sdpa(min_mask(query_without_key=True)),
+        sdpa(min_mask(query_without_key=False)),
+    ),
     "mha fast empty row": (
         "AW202",
         mha_fast(attn_mask=~row_masked(True)),
@@ -146,6 +176,11 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "flex empty row": ("AW202", flex(lonely_mod), flex(causal_mod)),
     "flex empty block": ("AW202", flex(lonely_mod, length=256), flex(causal_mod, length=256)),
     "sdpa padding hides item": ("AW203", sdpa(padding_sdpa(True)), sdpa(padding_sdpa(False))),
+    "sdpa item with no key is not inverted": (  # Hugging Face's [B, 1, L, S] for an empty item
+        "AW202",
+        sdpa(padding_sdpa(True).expand(2, 1, 4, 4)),
+        sdpa(padding_sdpa(False).expand(2, 1, 4, 4)),
+    ),
     "mha padding hides item": (
         "AW203",
         mha(key_padding_mask=padding(True)),
@@ -176,7 +211,12 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
         sdpa(tril().float()),
         sdpa(torch.zeros(4, 4).masked_fill(~tril(), float("-inf"))),
     ),
-    "positive bias": ("AW204", sdpa(additive(0.5)), sdpa(additive(-0.5))),
+    "bool turned float, with -inf": (
+        "AW204",
+        sdpa(tril().float().masked_fill(~tril(), float("-inf"))),
+        sdpa(t5_bias()),  # a relative-position bias: positive values by design
+    ),
+    "positive bias is not a mistake": ("AW204", sdpa(tril().float()), sdpa(additive(0.5))),
     "nan in mask": ("AW205", sdpa(additive(float("nan"))), sdpa(additive(float("-inf")))),
     "+inf in mask": ("AW205", sdpa(additive(float("inf"))), sdpa(additive(-1e4))),
     "-1e9 float32 for float16": (
@@ -286,15 +326,30 @@ def test_results_are_those_of_an_unwatched_call(call: Callable[[], object]) -> N
     assert nan_equal(plain, watched)
 
 
+WATCHED = [
+    (F, "scaled_dot_product_attention"),
+    (F, "multi_head_attention_forward"),
+    (torch, "_native_multi_head_attention"),
+    (torch, "_transformer_encoder_layer_fwd"),
+    (F, "_canonical_mask"),
+    (torch, "softmax"),
+    (torch.Tensor, "softmax"),
+    (torch.Tensor, "masked_fill"),
+]
+
+
 def test_the_fused_path_still_runs_watched_and_torch_is_restored_after() -> None:
-    original = torch.overrides.has_torch_function
+    before = {(owner, name): getattr(owner, name) for owner, name in WATCHED}
+    has_torch_function = torch.overrides.has_torch_function
     with watch(warn=False) as seen:
-        mha_fast(attn_mask=~row_masked(True))()
-        assert torch.overrides.has_torch_function is not original
+        out, _ = mha_fast(attn_mask=~row_masked(True))()  # type: ignore[misc]
+        assert F.scaled_dot_product_attention is not before[F, "scaled_dot_product_attention"]
+        assert torch.overrides.has_torch_function is has_torch_function  # torch's own choice
     assert seen.findings[0].rows == ("mha.fully_masked_row.fast_path",)
-    out, _ = mha_fast(attn_mask=~row_masked(True))()  # type: ignore[misc]
-    assert out[0, 2].isnan().all()  # the row's NaN: the fused path ran
-    assert torch.overrides.has_torch_function is original
+    assert out[0, 2].isnan().all()  # the row's NaN: the fused path ran, watched
+    after = {(owner, name): getattr(owner, name) for owner, name in WATCHED}
+    assert after == before
+    assert "softmax" not in torch.Tensor.__dict__  # inherited from TensorBase, as before
 
 
 def test_nested_watches_report_a_call_once_and_the_checks_do_not_recurse() -> None:
@@ -339,11 +394,134 @@ def test_a_finding_cites_only_rows_its_rule_rests_on(case: str) -> None:
 
 
 def test_the_overhead_measurement_runs() -> None:
-    overhead = measure_overhead(
-        rounds=1, min_run_time=0.01, layers=1, d_model=8, heads=2, batch=2, length=4
-    )
+    overhead = measure(rounds=1, min_run_time=0.01, only=("sdpa call", "encoder forward"))
     record = overhead.as_json()
-    assert set(overhead.ratios) == {"inference", "training"}
-    assert overhead.ratio > 0
-    assert record["ratio"] == overhead.ratio
-    assert record["target"] == 1.10
+    assert set(overhead.ratios) == {"sdpa call", "encoder forward"}
+    assert record["goals"] == GOALS == {"model": 1.10, "call": 1.5}
+    workloads = record["workloads"]
+    assert isinstance(workloads, dict)
+    assert workloads["sdpa call"]["goal"] == 1.5
+    assert workloads["encoder forward"]["goal"] == 1.10
+    with pytest.raises(ValueError, match="unknown workloads"):
+        measure(rounds=1, only=("no such model",))
+
+
+def counting_checks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Count the runs of SDPA's check (each run reads the mask's values)."""
+    runs: list[int] = []
+    check = watch_module._CHECKS[F.scaled_dot_product_attention]
+
+    def counted(*args: object) -> object:
+        runs.append(1)
+        return check(*args)  # type: ignore[operator]
+
+    monkeypatch.setitem(watch_module._CHECKS, F.scaled_dot_product_attention, counted)
+    return runs
+
+
+def test_a_mask_is_read_once_while_it_is_unchanged(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counting_checks(monkeypatch)
+    mask = tril().logical_not()  # AW201 on every call
+    call = sdpa(mask)
+    with watch(warn=False) as seen:
+        for _ in range(3):
+            call()
+        assert len(runs) == 1
+        assert [f.code for f in seen.findings] == ["AW201"] * 3  # reported on every call
+        mask.copy_(tril())  # changed in place: its version moves, it is read again
+        call()
+    assert len(runs) == 2
+    assert len(seen.findings) == 3
+
+
+def test_a_new_mask_with_the_same_values_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = counting_checks(monkeypatch)
+    with watch(warn=False):
+        sdpa(tril())()
+        sdpa(tril())()
+    assert len(runs) == 2
+
+
+def test_every_n_checks_one_call_in_n(monkeypatch: pytest.MonkeyPatch) -> None:
+    with watch(warn=False, every=3) as seen:
+        for _ in range(7):
+            sdpa(tril().logical_not())()  # a new mask each call: nothing cached
+    assert len(seen.findings) == 3  # calls 1, 4 and 7
+    for wrong in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="every"):
+            watch(every=wrong)  # type: ignore[arg-type]
+
+
+def in_a_thread(call: Callable[[], object]) -> None:
+    import threading
+
+    thread = threading.Thread(target=call)
+    thread.start()
+    thread.join()
+
+
+def test_a_thread_started_inside_the_block_is_watched_only_with_threads_true() -> None:
+    call = sdpa(tril().logical_not())
+    with watch(warn=False) as this_thread:
+        in_a_thread(call)
+    assert this_thread.findings == []  # the documented limit: the thread is not watched
+    with watch(warn=False, threads=True) as every_thread:
+        in_a_thread(call)
+    assert [f.code for f in every_thread.findings] == ["AW201"]
+
+
+def test_the_finding_names_the_callers_boolean_mask_not_torchs_float_copy() -> None:
+    with watch(warn=False) as seen:
+        mha(key_padding_mask=padding(True))()
+        mha_fast(key_padding_mask=padding(True))()
+        encoder(False, True, src_key_padding_mask=padding(True))()
+    assert len(seen.findings) == 4  # the encoder's two layers each see it
+    for finding in seen.findings:
+        assert "(torch.bool)" in finding.seen, finding.seen
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        sdpa(t5_bias()),
+        sdpa(alibi_bias()[None]),
+        sdpa(t5_bias().masked_fill(~tril(), float("-inf"))),  # decoder: bias and causal
+        mha(attn_mask=alibi_bias().repeat(2, 1, 1)),  # [B·H, L, S]
+        mha(attn_mask=t5_bias()[0, 0], key_padding_mask=padding(False)),
+        encoder(False, True, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
+        encoder(False, False, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
+        encoder(True, False, src_key_padding_mask=padding(False)),
+    ],
+)
+def test_float_position_biases_and_padding_give_no_finding(call: Callable[[], object]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", AttentionWatchWarning)
+        with watch() as seen:
+            call()
+    assert seen.findings == [], [str(f) for f in seen.findings]
+    assert seen.errors == []
+
+
+def test_the_committed_benchmark_record_meets_its_shape_and_shows_no_finding_on_correct_models() -> (
+    None
+):
+    import json
+    from pathlib import Path
+
+    record = json.loads(
+        (Path(__file__).parents[2] / "docs" / "_data" / "watch-benchmark.json").read_text("utf-8")
+    )
+    assert record["schema"] == 2
+    assert record["goals"] == GOALS
+    for name, workload in record["workloads"].items():
+        assert workload["met"] == (workload["ratio"] <= workload["goal"]), name
+        assert len(workload["rounds"]) >= 5, name
+    assert {"encoder forward", "encoder training step", "sdpa call", "mha call"} <= set(
+        record["workloads"]
+    )
+    correct = record["correct_models"]
+    assert {name.split()[0] for name in correct} == {"BERT", "GPT-2", "T5", "Llama"}
+    for name, seen in correct.items():
+        assert seen["findings"] == [], name
+        assert seen["errors"] == [], name
+        assert seen["bit_identical"], name

@@ -1,13 +1,18 @@
 """The runtime watch: the mask table applied to the masks real attention calls receive.
 
-``with watch():`` pushes a :class:`torch.overrides.TorchFunctionMode` that sees every call of
-``F.scaled_dot_product_attention``, ``F.multi_head_attention_forward`` (what
+``with watch():`` replaces, while it is open, the few torch functions where masks meet
+attention: ``F.scaled_dot_product_attention``, ``F.multi_head_attention_forward`` (what
 ``nn.MultiheadAttention`` and the Transformer layers call on their ordinary path), the fused
 inference paths ``torch._native_multi_head_attention`` and ``torch._transformer_encoder_layer_fwd``
 with the nested-tensor conversion ``torch._nested_tensor_from_mask``, and, through
 ``BlockMask.as_tuple``, every ``flex_attention`` call with its ``BlockMask``.  It looks at the mask
 values, reports what the rules of :mod:`attention.review.watch_rules` flag, and then calls the
 original function with the original arguments: the results are the ones of an unwatched run.
+Every other torch call runs untouched, so the watch costs a few microseconds per attention call.
+
+A mask is read once while it is unchanged: the watch keeps what it saw for each mask by identity
+and version counter (an in-place change moves the version), so a causal mask built once and
+reused moves no data after its first call.  ``watch(every=N)`` checks one call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -27,41 +32,35 @@ each query (the future), and forbids every query its own key
 >>> seen.findings[0].rows
 ('sdpa.attn_mask.bool',)
 
-The fused inference paths of ``nn.MultiheadAttention`` and ``nn.TransformerEncoder(Layer)`` are
-skipped by torch whenever a function mode is active (``has_torch_function`` is true for every
-argument then); the watch answers that question as if it were not there, for those three
-``forward`` methods only, so eval-mode inference still takes, and is checked on, the path it
-takes unwatched.  Code inside ``torch.compile`` is not checked (the mode steps aside while a
-graph is traced).
+The fused inference paths of ``nn.MultiheadAttention`` and ``nn.TransformerEncoder(Layer)``
+run as they do unwatched (no function mode is pushed, so torch's ``has_torch_function`` test is
+unchanged) and are checked there.  Code inside ``torch.compile`` is not checked (the wrappers
+step aside while a graph is traced).  A watch sees the thread that opened it;
+``watch(threads=True)`` sees every thread while it is open.
 """
 
 from __future__ import annotations
 
-import argparse
-import datetime as dt
+import contextlib
 import functools
-import json
 import os
-import platform
-import statistics
 import sys
 import threading
 import types
 import warnings
+import weakref
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor, nn
-from torch.overrides import TorchFunctionMode
+from torch import Tensor
 
 from attention.review.links import known_rows, row_url
 from attention.review.watch_rules import RULES, AttentionWatchError
 
-__all__ = ["Finding", "Watch", "WatchOverhead", "measure_overhead", "watch"]
+__all__ = ["Finding", "Watch", "watch"]
 
 _SDPA = "torch.nn.functional.scaled_dot_product_attention"
 _MHA = "torch.nn.MultiheadAttention"
@@ -181,7 +180,8 @@ def _inverted(
         return None
     lead = names[:-2]
     if length_q == length_k:
-        own = allowed.diagonal(0, -2, -1).any(-1)
+        # a slice that allows no key at all is not inverted: AW202 / AW203 report it
+        own = allowed.diagonal(0, -2, -1).any(-1) | ~allowed.flatten(-2).any(-1)
         if bool(own.all()):
             return None
         index, count = _first(~own) if own.dim() else ([], 1)
@@ -278,17 +278,19 @@ def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> li
                 rows,
             )
         )
-    positive = mask.gt(0) & mask.isfinite()
-    if bool(positive.any()):
-        boolean = bool((mask.eq(0) | mask.eq(1)).all())
-        index, count = _first(positive)
+    # Positive entries alone prove nothing: a T5 or relative-position bias passed as attn_mask
+    # is positive in places by design.  A mask of only 0.0 and 1.0 is a Boolean one turned float.
+    ones = mask.eq(1)
+    if bool(ones.any()) and bool((mask.eq(0) | ones | mask.eq(float("-inf"))).all()):
+        index, count = _first(ones)
         found.append(
             _Seen(
                 "AW204",
                 api,
-                f"{_describe(what, mask)} holds {count} positive entries"
-                + (" (only 0.0 and 1.0: a Boolean mask turned float)" if boolean else "")
-                + f", first at index {tuple(index)}",
+                f"{_describe(what, mask)} holds only 0.0 and 1.0"
+                + (" (and -inf)" if bool(mask.eq(float("-inf")).any()) else "")
+                + f": a Boolean mask turned float; {count} entries of 1.0, first at index "
+                f"{tuple(index)}",
                 rows,
             )
         )
@@ -339,6 +341,11 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     if not isinstance(mask, Tensor) or mask.numel() == 0:
         return found
     names = _names(query.dim(), mask.dim())
+    # the common case in four reads: every slice lets some query see itself (so it is not
+    # inverted) and every row keeps a key (so none is empty); padded masks included
+    square = mask.dtype == torch.bool and length_q == length_k and mask.dim() >= 2
+    if square and bool(mask.diagonal(0, -2, -1).any(-1).all()) and bool(mask.any(-1).all()):
+        return found
     if mask.dtype == torch.bool:
         allowed, fully, padding = mask, "sdpa.fully_masked_row", ("sdpa.attn_mask.bool",)
     elif mask.is_floating_point():
@@ -351,18 +358,36 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     inverted = _inverted(allowed, length_q, length_k, "attn_mask", mask, names)
     if inverted is not None:
         return [*found, _Seen("AW201", _SDPA, inverted, ("sdpa.attn_mask.bool",))]
-    found.extend(
-        _empty_rows(
-            allowed,
-            "attn_mask",
-            mask,
-            names,
-            api=_SDPA,
-            padding_rows=(*padding, fully),
-            row_rows=(fully,),
-            returns_row=fully,
-        )
+    corner = _top_left(allowed, _describe("attn_mask", mask), _SDPA)
+    if corner is not None:
+        return [*found, corner]
+    empty = _empty_rows(
+        allowed,
+        "attn_mask",
+        mask,
+        names,
+        api=_SDPA,
+        padding_rows=(*padding, fully),
+        row_rows=(fully,),
+        returns_row=fully,
     )
+    if not empty and mask.is_floating_point():
+        # a row of finfo.min everywhere is masked whole too, but gives uniform weights
+        # (every key, masked ones included), not what the table's -inf rows return
+        dtype = query.dtype if query.dtype.is_floating_point else mask.dtype
+        low = mask.le(torch.finfo(dtype).min / 2)
+        if bool(low.any()):
+            empty = _empty_rows(
+                allowed & ~low,
+                "attn_mask (entries at the dtype's minimum counted as masked)",
+                mask,
+                names,
+                api=_SDPA,
+                padding_rows=("sdpa.attn_mask.float",),
+                row_rows=("sdpa.attn_mask.float",),
+                returns_row=None,
+            )
+    found.extend(empty)
     return found
 
 
@@ -470,8 +495,8 @@ def _check_mha_forward(
         int(query.shape[0]),
         int(key.shape[0]),
         heads,
-        _arg(args, kwargs, 16, "attn_mask"),
-        _arg(args, kwargs, 14, "key_padding_mask"),
+        _origin(_arg(args, kwargs, 16, "attn_mask")),  # the caller's mask, not torch's float copy
+        _origin(_arg(args, kwargs, 14, "key_padding_mask")),
         rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
         returns_row=returns,
     )
@@ -483,6 +508,7 @@ def _fused(
     """The fused paths' one merged mask: ``mask_type`` 1 is ``[B, S]`` padding, else attention."""
     if not isinstance(mask, Tensor):
         return []
+    mask = _origin(mask)  # the caller's mask where torch passes its float copy
     batch, length_q, length_k = int(src.shape[0]), int(src.shape[1]), int(key.shape[1])
     if mask_type == 1 or (mask.dim() == 2 and mask.shape[0] == batch and length_q != batch):
         return _mha_masks(api, src, batch, length_q, length_k, heads, None, mask, **rows)
@@ -587,122 +613,630 @@ def _check_block_mask(block_mask: Any, dense_limit: int) -> list[_Seen]:
     return [_Seen("AW202", _FLEX, seen, (fully,), fully)]
 
 
-# -- the mode, and the two places where torch would otherwise not show the call -------------------
+# -- the softmax of attention scores, and the masked fills that lead to it -----------------------
+#
+# Hand-written attention computes q @ kᵀ, fills or adds a mask and calls a softmax.  The watch
+# sees the softmax (torch.softmax, Tensor.softmax, and so F.softmax and nn.Softmax; the same for
+# log_softmax) and, to know which entries were masked and with what, the masked fills whose
+# result the softmax receives (masked_fill, masked_fill_, torch.where with a scalar).  An
+# additive mask is seen through its values at the softmax: rows of -inf, NaN.
 
-_STATE = threading.local()  # .busy: a watch is inside a call it checked (nested watches pass)
+_SOFTMAX = "torch.softmax"
+
+# id(filled tensor) -> (weak reference, Boolean mask of the filled entries or the where-condition,
+# whether the mask is a where-condition (True = kept), the fill value, the tensor's version)
+_FILLS: dict[int, tuple[Any, ...]] = {}
+
+_WEAK_WEIGHT = 1e-3
+"""A masked entry whose softmax weight is above this was not masked (AW210)."""
+
+
+def _scalar(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, Tensor) and value.dim() == 0 and value.is_floating_point():
+        return float(value)
+    return None
+
+
+def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
+    if not isinstance(out, Tensor) or not isinstance(mask, Tensor) or mask.dtype != torch.bool:
+        return
+    constant = _scalar(value)
+    if constant is None or not out.is_floating_point():
+        return
+    try:
+        version = out._version
+    except RuntimeError:  # an inference tensor: no version counter, nothing to follow
+        return
+    _remember(_FILLS, out, (mask, kept, constant, version))
+
+
+def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
+    """(mask, whether it is a where-condition, the fill) of the fill that made ``scores``."""
+    entry = _looked_up(_FILLS, scores)
+    if entry is None:
+        return None
+    _, mask, kept, constant, version = entry
+    try:
+        if scores._version != version:  # changed in place since: what was filled is unknown
+            return None
+    except RuntimeError:
+        return None
+    if constant is None:  # an addition: the mask is the smaller operand, masked where lowest
+        return _facts(mask)[0]
+    return mask, kept, constant
+
+
+# id(added mask) -> (weak reference, version, its reading as a fill, whether it is 0/1 only):
+# every layer of a model adds the same mask, which is read once
+_FACTS: dict[int, tuple[Any, ...]] = {}
+
+
+def _facts(mask: Tensor) -> tuple[tuple[Tensor, bool, float] | None, bool]:
+    entry = _looked_up(_FACTS, mask)
+    try:
+        version = mask._version
+    except RuntimeError:
+        version = None
+    if entry is not None and version is not None and entry[1] == version:
+        return entry[2], entry[3]
+    fill = _additive_fill(mask)
+    found = (fill, fill is None and _boolean_added(mask))  # a 0/1 mask is never a fill
+    if version is not None:
+        _remember(_FACTS, mask, (version, *found))
+    return found
+
+
+def _additive_fill(mask: Tensor) -> tuple[Tensor, bool, float] | None:
+    """An added mask read as a fill: 0 where allowed, its one lowest value where masked.
+
+    Anything else (a position bias: positive values, or more than one negative level besides
+    -inf) is not read as a mask: unknown, so silent.
+    """
+    low, high = (float(bound) for bound in torch.aminmax(mask))
+    if high != 0.0 or not low < 0.0:
+        return None
+    masked = mask.eq(low)
+    if not bool((masked | mask.eq(0)).all()):
+        return None
+    return masked, False, low
+
+
+def _boolean_added(mask: Tensor) -> bool:
+    """An added mask of only 0.0 and 1.0 (and -inf): a Boolean mask turned float."""
+    ones = mask.eq(1)
+    return bool(ones.any()) and bool((ones | mask.eq(0) | mask.eq(float("-inf"))).all())
+
+
+def _added_mask(scores: Tensor) -> Tensor | None:
+    entry = _looked_up(_FILLS, scores)
+    if entry is None or entry[3] is not None:
+        return None
+    try:
+        return entry[1] if scores._version == entry[4] else None
+    except RuntimeError:
+        return None
+
+
+def _add_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Tensor.__add__`` (and ``__radd__``, ``torch.add``): remember a mask added to scores."""
+
+    @functools.wraps(original)
+    def add(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        # the fast exit first: most additions (residuals) are of equal shapes, or of a number
+        if not isinstance(other, Tensor) or not isinstance(self, Tensor):
+            return out
+        total = out.numel()
+        smaller = other if other.numel() < self.numel() else self
+        if smaller.numel() >= total or smaller.dim() < 2 or not smaller.is_floating_point():
+            return out
+        if not torch.compiler.is_compiling() and _active() is not None:
+            with contextlib.suppress(RuntimeError):  # an inference tensor: no version
+                _remember(_FILLS, out, (smaller, False, None, out._version))
+        return out
+
+    return add
+
+
+def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def masked_fill(self: Any, mask: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, mask, value, *args, **kwargs)
+        if not torch.compiler.is_compiling() and _active() is not None:
+            _record_fill(out, mask, False, value)
+        return out
+
+    return masked_fill
+
+
+def _where_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def where(condition: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(condition, *args, **kwargs)
+        if len(args) != 2 or kwargs or torch.compiler.is_compiling() or _active() is None:
+            return out
+        kept, other = args
+        if _scalar(other) is not None:  # where(keep, scores, fill)
+            _record_fill(out, condition, True, other)
+        elif _scalar(kept) is not None:  # where(masked, fill, scores)
+            _record_fill(out, condition, False, kept)
+        return out
+
+    return where
+
+
+def _rows_where(flags: Tensor, dim: int, scores: Tensor) -> str:
+    """``batch item 1, head 0, query 2`` for the first True of ``flags`` (``dim`` reduced)."""
+    index, count = _first(flags) if flags.dim() else ([], 1)
+    if not index:
+        place = "the row"
+    elif dim == scores.dim() - 1 and scores.dim() <= 4:
+        place = _where(_names(scores.dim(), scores.dim())[:-1], index)
+    else:
+        place = f"the row at {tuple(index)} along dim {dim}"
+    return place + _more(count, "rows")
+
+
+def _top_left(allowed: Tensor, what: str, api: str) -> _Seen | None:
+    """AW213: ``allowed`` ``[..., L, S]`` with L < S is exactly the top-left causal triangle.
+
+    Query i then sees keys 0..i only; with S - L keys cached before the L new queries, the
+    triangle belongs at the bottom right (query i sees keys 0..S - L + i).
+    """
+    if allowed.dim() < 2:
+        return None
+    length_q, length_k = int(allowed.shape[-2]), int(allowed.shape[-1])
+    if not 1 < length_q < length_k:
+        return None
+    top_left = torch.ones(length_q, length_k, dtype=torch.bool, device=allowed.device).tril()
+    if not bool(allowed.eq(top_left).flatten(-2).all(-1).any()):
+        return None
+    return _Seen(
+        "AW213",
+        api,
+        f"the mask {what} is the top-left causal triangle with L = {length_q} queries and "
+        f"S = {length_k} keys: query 0 sees key 0 alone, and the last query misses "
+        f"{length_k - length_q} keys",
+        ("bias.causal_upper_left.alignment", "bias.causal_lower_right.alignment"),
+    )
+
+
+def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
+    """NaN entering, rows with no unmasked entry, and (with a fill seen) the softmax's axis."""
+    if not isinstance(scores, Tensor) or not isinstance(dim, int) or scores.dim() == 0:
+        return []
+    if not scores.is_floating_point() or scores.numel() == 0:
+        return []
+    dim %= scores.dim()
+    what = _describe("scores", scores)
+    if scores.shape[dim] == 1 and dim != scores.dim() - 1 and scores.shape[-1] > 1:
+        # every weight is 1: the softmax normalises nothing (a key axis of size 1 is the
+        # last one, as at a decode step with one cached key, and is left alone)
+        return [
+            _Seen(
+                "AW212",
+                _SOFTMAX,
+                f"softmax over dim {dim} of {what}, which has size 1: every weight is 1.0; "
+                f"the last axis (size {scores.shape[-1]}) is left unnormalised",
+                ("sdpa.attn_mask.float",),
+            )
+        ]
+    found: list[_Seen] = []
+    top = scores.amax(dim)  # the row maxima: NaN where a NaN enters, -inf where all are -inf
+    lowest = float(top.min())
+    if lowest != lowest:
+        nan = int(scores.isnan().sum())
+        found.append(
+            _Seen(
+                "AW208",
+                _SOFTMAX,
+                f"{what} holds {nan} NaN entries, first in {_rows_where(top.isnan(), dim, scores)}"
+                ": every weight of that row is NaN",
+                RULES["AW208"].rows,
+            )
+        )
+        return found
+    added = _added_mask(scores)
+    if added is not None and _facts(added)[1]:
+        return [
+            _Seen(
+                "AW204",
+                _SOFTMAX,
+                f"{_describe('the mask added to the scores', added)} holds only 0.0 and 1.0: "
+                "a Boolean mask turned float, which masks nothing",
+                ("sdpa.attn_mask.float",),
+            )
+        ]
+    fill = _fill_of(scores)
+    if fill is not None:
+        axis = _axis(scores, dim, fill[0], what)
+        if axis:  # the rows it masks whole follow from the axis: one finding, the cause
+            return axis
+        if dim == scores.dim() - 1:
+            corner = _top_left(~fill[0] if not fill[1] else fill[0], _shape(fill[0]), _SOFTMAX)
+            if corner is not None:
+                return [corner]
+    if lowest == float("-inf"):
+        found.append(
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{what}: {_rows_where(top.eq(float('-inf')), dim, scores)} has every entry "
+                "-inf, so the softmax returns NaN there",
+                ("softmax.all_neg_inf_row",),
+            )
+        )
+    if not found and fill is not None and lowest <= fill[2]:  # else every row keeps a key
+        mask, kept, constant = fill
+        filled = (~mask if kept else mask).expand_as(scores)
+        whole = filled.all(dim)
+        if bool(whole.any()):
+            found.append(
+                _Seen(
+                    "AW209",
+                    _SOFTMAX,
+                    f"{what}: {_rows_where(whole, dim, scores)} has every entry filled with "
+                    f"{constant:g}, so the softmax spreads that row evenly over every key",
+                    ("sdpa.attn_mask.float",),
+                )
+            )
+    if not found and lowest <= torch.finfo(scores.dtype).min / 2:
+        rows = top.le(torch.finfo(scores.dtype).min / 2)
+        found.append(
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{what}: {_rows_where(rows, dim, scores)} has every entry at most "
+                f"{torch.finfo(scores.dtype).min / 2:.3g} (a mask's minimum), so the softmax "
+                "spreads that row evenly over every key",
+                ("sdpa.attn_mask.float",),
+            )
+        )
+    return found
+
+
+def _axis(scores: Tensor, dim: int, mask: Tensor, what: str) -> list[_Seen]:
+    """AW211: the mask varies along other axes but not along the softmax's."""
+    offset = scores.dim() - mask.dim()
+    size_here = mask.shape[dim - offset] if dim >= offset else 1
+    if size_here != 1 or scores.shape[dim] == 1:
+        return []
+    axes = [n + offset for n, size in enumerate(mask.shape) if size > 1]
+    if not axes or bool(mask.all()) or not bool(mask.any()):
+        return []  # a constant mask says nothing about which axis holds the keys
+    key_axis = axes[-1]
+    return [
+        _Seen(
+            "AW211",
+            _SOFTMAX,
+            f"softmax over dim {dim} (size {scores.shape[dim]}) of {what}, along which the "
+            f"mask {_shape(mask)} does not vary; the mask's key axis is dim {key_axis} "
+            f"(size {scores.shape[key_axis]})",
+            ("sdpa.attn_mask.float",),
+        )
+    ]
+
+
+def _check_softmax_result(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen]:
+    """AW210: a fill constant that left masked entries a weight (read from the result)."""
+    if (
+        not isinstance(scores, Tensor)
+        or not isinstance(dim, int)
+        or not isinstance(weights, Tensor)
+    ):
+        return []
+    fill = _fill_of(scores)
+    if fill is None or weights.shape != scores.shape:
+        return []
+    mask, kept, constant = fill
+    if constant <= torch.finfo(scores.dtype).min / 2:
+        return []  # -inf or the dtype's minimum: no score lies below it
+    dim %= scores.dim()
+    filled = (~mask if kept else mask).expand_as(scores)
+    partly = filled & ~filled.all(dim, keepdim=True)  # rows with some entry left unmasked
+    if not bool(partly.any()):
+        return []
+    values = weights.exp() if log else weights
+    worst = values.masked_fill(~partly, 0).amax()
+    if float(worst) <= _WEAK_WEIGHT:
+        return []
+    flat = int((values.masked_fill(~partly, 0) == worst).flatten().nonzero()[0])
+    at = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), scores.shape))
+    return [
+        _Seen(
+            "AW210",
+            _SOFTMAX,
+            f"{_describe('scores', scores)} masked with {constant:g}: a masked entry keeps "
+            f"weight {float(worst):.3g} (at {at})",
+            ("sdpa.attn_mask.float",),
+        )
+    ]
+
+
+def _softmax_watched(original: Callable[..., Any], log: bool) -> Callable[..., Any]:
+    """``torch.softmax`` / ``Tensor.softmax`` (and the log versions), watched."""
+
+    @functools.wraps(original)
+    def softmax(scores: Any, *args: Any, **kwargs: Any) -> Any:
+        if torch.compiler.is_compiling():
+            return original(scores, *args, **kwargs)
+        owner = _active()
+        if owner is None or not owner._sampled():
+            return original(scores, *args, **kwargs)
+        dim = args[0] if args else kwargs.get("dim")
+        owner._run(lambda: _check_softmax(scores, dim))
+        _LOCAL.busy = True
+        try:
+            weights = original(scores, *args, **kwargs)
+        finally:
+            _LOCAL.busy = False
+        if _FILLS:
+            owner._run(lambda: _check_softmax_result(scores, dim, weights, log))
+        return weights
+
+    return softmax
+
+
+def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
+    plain = functools.partial(_softmax_watched, log=False)
+    log = functools.partial(_softmax_watched, log=True)
+    return [
+        (torch, "softmax", plain),
+        (torch.Tensor, "softmax", plain),
+        (torch, "log_softmax", log),
+        (torch.Tensor, "log_softmax", log),
+        (torch, "masked_fill", _masked_fill_watched),
+        (torch.Tensor, "masked_fill", _masked_fill_watched),
+        (torch.Tensor, "masked_fill_", _masked_fill_watched),
+        (torch, "where", _where_watched),
+        (torch.Tensor, "__add__", _add_watched),
+        (torch.Tensor, "__radd__", _add_watched),
+        (torch, "add", _add_watched),
+    ]
+
+
+# -- where the watch sits: the entry points, replaced while a watch is open ----------------------
+#
+# A watch replaces a few functions of torch (the attention entry points, the softmaxes, the masked
+# fills and F._canonical_mask) by wrappers while at least one watch is open, and puts them back
+# when the last one closes.  Every other torch call runs exactly as unwatched: no function mode
+# sees each operation, which is what kept the watch's cost per call to a few microseconds.
+
+_LOCAL = threading.local()  # .stack: this thread's open watches; .busy: inside a checked call
+_SHARED: list[Watch] = []  # watches opened with threads=True: they see every thread
 _INSTALL_LOCK = threading.Lock()
 _installed = 0
-_original_has_torch_function = torch.overrides.has_torch_function
-_original_as_tuple: Callable[..., Any] | None = None
-_FAST_PATH_FORWARDS = frozenset(
-    forward.__code__
-    for forward in (
-        nn.MultiheadAttention.forward,
-        nn.TransformerEncoderLayer.forward,
-        nn.TransformerEncoder.forward,
+_SAVED: list[tuple[Any, str, Any]] = []  # (owner, attribute, original) while installed
+
+
+def _active() -> Watch | None:
+    """The watch that sees a call made now on this thread, or None."""
+    local = _LOCAL.__dict__
+    if local.get("busy"):
+        return None
+    stack = local.get("stack")
+    if stack:
+        return stack[-1]  # type: ignore[no-any-return]
+    return _SHARED[-1] if _SHARED else None
+
+
+# What a canonicalised mask came from: nn.MultiheadAttention and the Transformer layers turn a
+# Boolean mask into a float one (0 / -inf) before the checked call; the finding names the user's.
+_ORIGIN: dict[int, tuple[weakref.ref[Tensor], Tensor]] = {}
+
+
+def _remember(table: dict[int, Any], tensor: Tensor, value: Any) -> None:
+    key = id(tensor)
+
+    def forget(ref: weakref.ref[Tensor], key: int = key) -> None:
+        entry = table.get(key)
+        if entry is not None and entry[0] is ref:
+            del table[key]
+
+    table[key] = (weakref.ref(tensor, forget), *value)
+
+
+def _looked_up(table: dict[int, Any], tensor: Any) -> Any:
+    entry = table.get(id(tensor))
+    if entry is None or entry[0]() is not tensor:
+        return None
+    return entry
+
+
+def _origin(mask: Any) -> Any:
+    """The mask the caller passed, where ``mask`` is torch's float copy of it."""
+    entry = _looked_up(_ORIGIN, mask) if isinstance(mask, Tensor) else None
+    return mask if entry is None else entry[1]
+
+
+def _canonical_mask_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(original)
+    def canonical_mask(mask: Any, *args: Any, **kwargs: Any) -> Any:
+        other = _arg(args, kwargs, 1, "other_type")
+        if isinstance(mask, Tensor) and other is not None and mask.dtype != other:
+            # torch warns here with stacklevel=2: name its caller, not this wrapper
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                out = original(mask, *args, **kwargs)
+            for warning in caught:
+                warnings.warn(warning.message, warning.category, stacklevel=2)
+        else:
+            out = original(mask, *args, **kwargs)
+        if out is not mask and isinstance(out, Tensor) and _active() is not None:
+            _remember(_ORIGIN, out, (_origin(mask),))
+        return out
+
+    return canonical_mask
+
+
+def _mask_key(mask: Any) -> Any:
+    """What identifies a mask's contents while it is unchanged: its identity and version."""
+    if mask is None or not isinstance(mask, Tensor):
+        return mask if isinstance(mask, (int, float, bool)) or mask is None else id(mask)
+    mask = _origin(mask)
+    return (id(mask), mask._version, mask.dtype, mask.shape)
+
+
+def _meta(tensor: Any) -> Any:
+    if not isinstance(tensor, Tensor):
+        return None
+    if tensor.is_nested:  # no .shape (it raises): the encoder's fused layers pass no mask then
+        return ("nested", tensor.dim(), tensor.dtype)
+    return (tensor.shape, tensor.dtype)
+
+
+def _key_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+    mask = _arg(args, kwargs, 3, "attn_mask")
+    key = (
+        _meta(_arg(args, kwargs, 0, "query")),
+        _meta(_arg(args, kwargs, 1, "key")),
+        _mask_key(mask),
+        bool(_arg(args, kwargs, 5, "is_causal")),
     )
-)
+    return key, [_origin(mask)] if isinstance(mask, Tensor) else []
 
 
-def _watch_modes() -> list[_WatchMode] | None:
-    """The function-mode stack when every mode on it is a watch, else None."""
-    depth = torch._C._len_torch_function_stack()
-    modes = [torch._C._get_function_stack_at(i) for i in range(depth)]
-    if depth and all(isinstance(mode, _WatchMode) for mode in modes):
-        return modes
-    return None
+def _key_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+    masks = [_arg(args, kwargs, 16, "attn_mask"), _arg(args, kwargs, 14, "key_padding_mask")]
+    key = (
+        _meta(_arg(args, kwargs, 0, "query")),
+        _meta(_arg(args, kwargs, 1, "key")),
+        _arg(args, kwargs, 4, "num_heads"),
+        _arg(args, kwargs, 15, "need_weights"),
+        *(_mask_key(m) for m in masks),
+    )
+    return key, [_origin(m) for m in masks if isinstance(m, Tensor)]
 
 
-def _has_torch_function(args: Any) -> bool:
-    """``torch.overrides.has_torch_function``, blind to the watch in the fused-path checks."""
-    if not torch.compiler.is_compiling() and sys._getframe(1).f_code in _FAST_PATH_FORWARDS:
-        modes = _watch_modes()
-        if modes is not None:
-            for _ in modes:
-                torch._C._pop_torch_function_stack()
-            try:
-                return _original_has_torch_function(args)
-            finally:
-                for mode in modes:
-                    torch._C._push_on_torch_function_stack(mode)
-    return _original_has_torch_function(args)
+def _key_fused(mask_at: int, type_at: int) -> Callable[..., tuple[Any, list[Tensor]]]:
+    def key(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+        mask = _arg(args, kwargs, mask_at, "mask")
+        heads = args[4] if mask_at == 9 else args[2]
+        lengths = (_meta(args[0]), _meta(args[1]) if mask_at == 9 else None)
+        found = (lengths, heads, _mask_key(mask), _arg(args, kwargs, type_at, "mask_type"))
+        return found, [_origin(mask)] if isinstance(mask, Tensor) else []
+
+    return key
 
 
-def _innermost_watch() -> Watch | None:
-    for i in reversed(range(torch._C._len_torch_function_stack())):
-        mode = torch._C._get_function_stack_at(i)
-        if isinstance(mode, _WatchMode):
-            return mode.owner
-    return None
+_KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], tuple[Any, list[Tensor]]]] = {
+    F.scaled_dot_product_attention: _key_sdpa,
+    F.multi_head_attention_forward: _key_mha,
+    torch._native_multi_head_attention: _key_fused(9, 12),
+    torch._transformer_encoder_layer_fwd: _key_fused(18, 19),
+}
+
+# (check, key) -> (weak references to the masks it read, what it saw); bounded, shared by watches
+_CACHE: dict[Any, tuple[tuple[weakref.ref[Tensor], ...], tuple[_Seen, ...]]] = {}
+_CACHE_SIZE = 512
 
 
-def _as_tuple(self: Any, *args: Any, **kwargs: Any) -> Any:
+def _cached(
+    original: Any, args: Sequence[Any], kwargs: Mapping[str, Any]
+) -> tuple[Any, tuple[_Seen, ...] | None]:
+    """The cache key of this call and what its check saw before, if the masks are unchanged."""
+    keyer = _KEYS.get(original)
+    if keyer is None:
+        return None, None
+    try:
+        key, masks = keyer(args, kwargs)
+        key = (original, key)
+        entry = _CACHE.get(key)
+    except Exception:  # an inference tensor has no version counter; an unhashable argument
+        return None, None
+    if entry is not None:
+        refs, seen = entry
+        if len(refs) == len(masks) and all(r() is m for r, m in zip(refs, masks, strict=True)):
+            return key, seen
+    return (key, tuple(weakref.ref(m) for m in masks)), None
+
+
+def _entry_point(original: Any) -> Callable[..., Any]:
+    """A wrapper that checks a call of ``original`` (through ``_CHECKS``), then makes it."""
+
+    @functools.wraps(original)
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        if torch.compiler.is_compiling():
+            return original(*args, **kwargs)
+        owner = _active()
+        if owner is None:
+            return original(*args, **kwargs)
+        if owner._sampled():
+            check = _CHECKS.get(original)
+            if check is not None:
+                owner._see(original, check, args, kwargs)
+        _LOCAL.busy = True  # what this call runs inside (an SDPA, a softmax) is not checked again
+        try:
+            return original(*args, **kwargs)
+        finally:
+            _LOCAL.busy = False
+
+    return watched
+
+
+def _as_tuple_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     """``BlockMask.as_tuple``, which ``flex_attention`` calls once per call: check the mask."""
-    assert _original_as_tuple is not None
-    if not torch.compiler.is_compiling() and not getattr(_STATE, "busy", False):
-        owner = _innermost_watch()
-        if owner is not None:
-            owner._run(lambda: _check_block_mask(self, owner.dense_limit))
-    return _original_as_tuple(self, *args, **kwargs)
+
+    @functools.wraps(original)
+    def as_tuple(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if not torch.compiler.is_compiling():
+            owner = _active()
+            if owner is not None and owner._sampled():
+                owner._run(lambda: _check_block_mask(self, owner.dense_limit))
+        return original(self, *args, **kwargs)
+
+    return as_tuple
+
+
+def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
+    """(owner, attribute, how to wrap it): every place the watch sits."""
+    targets: list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]] = [
+        (F, "scaled_dot_product_attention", _entry_point),
+        (F, "multi_head_attention_forward", _entry_point),
+        (torch, "_native_multi_head_attention", _entry_point),
+        (torch, "_transformer_encoder_layer_fwd", _entry_point),
+        (torch, "_nested_tensor_from_mask", _entry_point),
+        (F, "_canonical_mask", _canonical_mask_watched),
+        *_softmax_targets(),
+    ]
+    try:
+        from torch.nn.attention.flex_attention import BlockMask
+    except ImportError:  # pragma: no cover - every supported torch has it
+        return targets
+    return [*targets, (BlockMask, "as_tuple", _as_tuple_watched)]
 
 
 def _install() -> None:
-    global _installed, _original_as_tuple
+    global _installed
     with _INSTALL_LOCK:
         _installed += 1
         if _installed > 1:
             return
-        torch.overrides.has_torch_function = _has_torch_function
-        try:
-            from torch.nn.attention.flex_attention import BlockMask
-        except ImportError:  # pragma: no cover - every supported torch has it
-            return
-        _original_as_tuple = BlockMask.as_tuple
-        BlockMask.as_tuple = _as_tuple  # type: ignore[method-assign]
+        for owner, name, wrap in _targets():
+            # a class's own attribute is put back; an inherited one (Tensor.softmax) is deleted
+            own = not isinstance(owner, type) or name in owner.__dict__
+            original = getattr(owner, name)
+            _SAVED.append((owner, name, original if own else None))
+            setattr(owner, name, wrap(original))
 
 
 def _uninstall() -> None:
-    global _installed, _original_as_tuple
+    global _installed
     with _INSTALL_LOCK:
         _installed -= 1
         if _installed:
             return
-        torch.overrides.has_torch_function = _original_has_torch_function
-        if _original_as_tuple is not None:
-            from torch.nn.attention.flex_attention import BlockMask
-
-            BlockMask.as_tuple = _original_as_tuple  # type: ignore[method-assign]
-            _original_as_tuple = None
-
-
-class _WatchMode(TorchFunctionMode):
-    """Sees each torch call; checks the few attention entry points, then calls the original."""
-
-    def __init__(self, owner: Watch) -> None:
-        super().__init__()
-        self.owner = owner
-
-    def __torch_function__(
-        self,
-        func: Any,
-        types: Any,
-        args: Sequence[Any] = (),
-        kwargs: Mapping[str, Any] | None = None,
-    ) -> Any:
-        if kwargs is None:
-            kwargs = {}
-        if torch.compiler.is_compiling():
-            return func(*args, **kwargs)
-        check = _CHECKS.get(func)
-        if check is None or getattr(_STATE, "busy", False):
-            return func(*args, **kwargs)
-        limit = self.owner.dense_limit
-        self.owner._run(lambda: check(args, kwargs, limit))
-        _STATE.busy = True  # an outer watch sees this same call next: it lets it pass
-        try:
-            return func(*args, **kwargs)
-        finally:
-            _STATE.busy = False
+        while _SAVED:
+            owner, name, original = _SAVED.pop()
+            if original is None:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, original)
+        _ORIGIN.clear()
+        _FILLS.clear()
+        _FACTS.clear()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
@@ -755,10 +1289,17 @@ class Watch:
         version: str | None = None,
         language: str = "en",
         dense_limit: int = 1 << 22,
+        every: int = 1,
+        threads: bool = False,
     ) -> None:
         unknown = sorted(set(ignore) - set(RULES))
         if unknown:
             raise ValueError(f"ignore names unknown rule codes {unknown}; known: {sorted(RULES)}")
+        if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+            raise ValueError(f"every must be a whole number of calls, at least 1; got {every!r}")
+        self.every = every
+        self.threads = threads
+        self._calls = 0
         self.strict = strict
         self.ignore = frozenset(ignore)
         self.warn = warn
@@ -768,41 +1309,66 @@ class Watch:
         self.dense_limit = dense_limit
         self.findings: list[Finding] = []
         self.errors: list[str] = []  # checks that could not run on an input (never raised)
-        self._modes: list[_WatchMode] = []
+        self._opened: list[list[Watch]] = []  # the stacks this watch was pushed on, by entry
 
     def __enter__(self) -> Watch:
         _install()
-        mode = _WatchMode(self)
-        try:
-            mode.__enter__()  # type: ignore[no-untyped-call]
-        except BaseException:
-            _uninstall()
-            raise
-        self._modes.append(mode)
+        stack = _SHARED if self.threads else _LOCAL.__dict__.setdefault("stack", [])
+        stack.append(self)
+        self._opened.append(stack)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        mode = self._modes.pop()
+        stack = self._opened.pop()
         try:
-            mode.__exit__(*exc)  # type: ignore[no-untyped-call]
+            for i in reversed(range(len(stack))):
+                if stack[i] is self:
+                    del stack[i]
+                    break
         finally:
             _uninstall()
 
-    def _run(self, check: Callable[[], list[_Seen]]) -> None:
-        """Run one check without ever breaking the call; report what it saw."""
-        previous = getattr(_STATE, "busy", False)
-        _STATE.busy = True
+    def _sampled(self) -> bool:
+        """Whether this call is one the watch checks (``every=N``: one call in N)."""
+        if self.every == 1:
+            return True
+        self._calls += 1
+        return self._calls % self.every == 1
+
+    def _see(
+        self, original: Any, check: Callable[..., list[_Seen]], args: Any, kwargs: Any
+    ) -> None:
+        """Check one call, or reuse what was seen for the same, unchanged masks."""
+        key, seen = _cached(original, args, kwargs)
+        if seen is not None:
+            for item in seen:
+                if item.code not in self.ignore:
+                    self._report(item)
+            return
+        limit = self.dense_limit
+        found = self._run(lambda: check(args, kwargs, limit))
+        if key is not None and found is not None:
+            (cache_key, refs) = key
+            if len(_CACHE) >= _CACHE_SIZE:
+                _CACHE.clear()
+            _CACHE[cache_key] = (refs, tuple(found))
+
+    def _run(self, check: Callable[[], list[_Seen]]) -> list[_Seen] | None:
+        """Run one check without ever breaking the call; report what it saw and return it."""
+        previous = _LOCAL.__dict__.get("busy", False)
+        _LOCAL.busy = True
         try:
             with torch.no_grad():
                 seen = check()
         except Exception as error:  # an input the checks do not understand: the call goes on
             self.errors.append(f"{type(error).__name__}: {error}")
-            return
+            return None
         finally:
-            _STATE.busy = previous
+            _LOCAL.busy = previous
         for item in seen:
             if item.code not in self.ignore:
                 self._report(item)
+        return seen
 
     def _returns(self, item: _Seen) -> str | None:
         if item.code not in ("AW202", "AW203"):
@@ -860,6 +1426,8 @@ def watch(
     version: str | None = None,
     language: str = "en",
     dense_limit: int = 1 << 22,
+    every: int = 1,
+    threads: bool = False,
 ) -> Watch:
     """Report the mask mistakes of the attention calls made inside the ``with`` block.
 
@@ -874,6 +1442,10 @@ def watch(
         language: ``"en"`` or ``"zh_CN"``, the language of the linked pages.
         dense_limit: the largest ``B·H·L·S`` for which a ``flex_attention`` ``mask_mod`` is
             evaluated on every (query, key) pair; larger block masks are checked block by block.
+        every: check one watched call in ``every`` (the first, then every ``every``-th), to
+            sample a long run; a mask seen before and unchanged is not checked again anyway.
+        threads: watch the calls of every thread while the block runs, not only this one's.
+            Without it a thread started inside the block is not watched.
 
     >>> import torch, warnings
     >>> from torch import nn
@@ -883,7 +1455,7 @@ def watch(
     >>> with warnings.catch_warnings(record=True), watch() as seen:
     ...     out, weights = mha(x, x, x, key_padding_mask=padding)
     >>> print(seen.findings[0].headline)              # doctest: +NORMALIZE_WHITESPACE
-    AW203 padding-hides-item: key_padding_mask [2, 3] (torch.float32) hides every key of
+    AW203 padding-hides-item: key_padding_mask [2, 3] (torch.bool) hides every key of
     batch item 1
     >>> print(seen.findings[0].returns)
     On torch ... this call returns NaN for them (mha.fully_masked_row.need_weights_true)
@@ -898,160 +1470,23 @@ def watch(
         version=version,
         language=language,
         dense_limit=dense_limit,
+        every=every,
+        threads=threads,
     )
 
 
-# -- what the watch costs -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class WatchOverhead:
-    """Watched / unwatched time of one forward pass of a small Transformer encoder, per pass.
-
-    ``ratios`` maps a pass (``inference``: eval mode under ``torch.no_grad()``, torch's fused
-    path; ``training``: train mode with autograd) to the median of the per-round ratios;
-    ``ratio`` is the larger of the two.
-    """
-
-    ratios: Mapping[str, float]
-    rounds: Mapping[str, tuple[tuple[float, float], ...]]  # (unwatched, watched) seconds a round
-    model: Mapping[str, int] = field(default_factory=dict)
-
-    @property
-    def ratio(self) -> float:
-        """The worst pass's ratio: the figure held against the goal (at most 1.10)."""
-        return max(self.ratios.values())
-
-    def as_json(self) -> dict[str, object]:
-        """The record ``nox -s bench`` writes (``docs/_data/watch-benchmark.json``)."""
-        return {
-            "schema": 1,
-            "what": "attention.review.watch overhead on a Transformer encoder forward pass",
-            "timer": "torch.utils.benchmark.Timer.blocked_autorange, interleaved rounds",
-            "model": dict(self.model),
-            "ratio": self.ratio,
-            "target": 1.10,
-            "met": self.ratio <= 1.10,
-            "passes": {
-                name: {
-                    "ratio": self.ratios[name],
-                    "unwatched_seconds_median": statistics.median(r[0] for r in runs),
-                    "watched_seconds_median": statistics.median(r[1] for r in runs),
-                    "rounds": [list(r) for r in runs],
-                }
-                for name, runs in self.rounds.items()
-            },
-            "torch": torch.__version__,
-            "threads": torch.get_num_threads(),
-            "machine": platform.machine(),
-            "python": platform.python_version(),
-            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-            "date": dt.date.today().isoformat(),
-        }
-
-
-def _interleaved(
-    plain_run: Callable[[], object],
-    watched_run: Callable[[], object],
-    rounds: int,
-    min_run_time: float,
-) -> list[tuple[float, float]]:
-    """(unwatched, watched) seconds per round, which one goes first alternating."""
-    from torch.utils.benchmark import Timer
-
-    plain = Timer("run()", globals={"run": plain_run})
-    seen = Timer("run()", globals={"run": watched_run})
-    plain_run(), watched_run()  # warm-up
-    runs = []
-    for round_number in range(rounds):
-        order = (plain, seen) if round_number % 2 == 0 else (seen, plain)
-        medians = {id(t): t.blocked_autorange(min_run_time=min_run_time).median for t in order}
-        runs.append((medians[id(plain)], medians[id(seen)]))
-    return runs
-
-
-def measure_overhead(
-    rounds: int = 5,
-    min_run_time: float = 0.5,
-    *,
-    layers: int = 4,
-    d_model: int = 256,
-    heads: int = 8,
-    batch: int = 8,
-    length: int = 128,
-) -> WatchOverhead:
-    """Time a forward pass with and without :func:`watch`, interleaved in one process.
-
-    The encoder (``nn.TransformerEncoder`` of ``layers`` ``nn.TransformerEncoderLayer``,
-    feed-forward width ``4·d_model``, ``batch_first``) gets a padding mask that hides the last
-    quarter of every other item, so each layer's mask is checked.  Each round times the
-    unwatched and the watched pass (alternating which goes first) with ``blocked_autorange``; a
-    ratio is the median of the per-round ratios, so a machine whose load changes while it runs
-    moves both sides.
-
-    >>> overhead = measure_overhead(rounds=1, min_run_time=0.01, layers=1, d_model=8, heads=2,
-    ...                             batch=2, length=4)
-    >>> sorted(overhead.ratios), overhead.ratio > 0
-    (['inference', 'training'], True)
-    """
-    torch.manual_seed(0)
-    layer = nn.TransformerEncoderLayer(d_model, heads, 4 * d_model, dropout=0.0, batch_first=True)
-    encoder = nn.TransformerEncoder(layer, layers)
-    x = torch.randn(batch, length, d_model)
-    padding = torch.zeros(batch, length, dtype=torch.bool)
-    padding[::2, length - length // 4 :] = True
-
-    def inference() -> object:
-        encoder.eval()
-        with torch.no_grad():
-            return encoder(x, src_key_padding_mask=padding)
-
-    def training() -> object:
-        encoder.train()
-        return encoder(x, src_key_padding_mask=padding)
-
-    def watched(run: Callable[[], object]) -> Callable[[], object]:
-        def call() -> object:
-            with watch(warn=False):
-                return run()
-
-        return call
-
-    times: dict[str, list[tuple[float, float]]] = {}
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "The PyTorch API of nested tensors")
-        for name, run in (("inference", inference), ("training", training)):
-            times[name] = _interleaved(run, watched(run), rounds, min_run_time)
-    return WatchOverhead(
-        ratios={name: statistics.median(w / p for p, w in runs) for name, runs in times.items()},
-        rounds={name: tuple(runs) for name, runs in times.items()},
-        model={
-            "layers": layers,
-            "d_model": d_model,
-            "heads": heads,
-            "dim_feedforward": 4 * d_model,
-            "batch": batch,
-            "length": length,
-        },
-    )
+# -- what the watch costs: attention.review.watch_benchmark ---------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m attention.review.watch --out record.json``: measure and record the overhead."""
-    parser = argparse.ArgumentParser(prog="python -m attention.review.watch", description=__doc__)
-    parser.add_argument("--out", type=Path, help="write the JSON record here")
-    parser.add_argument("--rounds", type=int, default=25)
-    parser.add_argument("--min-run-time", type=float, default=0.2)
-    options = parser.parse_args(argv)
-    overhead = measure_overhead(options.rounds, options.min_run_time)
-    record = overhead.as_json()
-    for name, ratio in overhead.ratios.items():
-        print(f"watch overhead, {name:9s}: x{ratio:.3f} (goal: at most x1.10)")
-    if options.out is not None:
-        options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
-        print(f"wrote {options.out}")
-    return 0
+    """``python -m attention.review.watch --out record.json``: measure and record the overhead.
+
+    The measurement lives in :mod:`attention.review.watch_benchmark`; this entry point stays for
+    ``nox -s bench``.
+    """
+    from attention.review.watch_benchmark import main as benchmark
+
+    return benchmark(argv)
 
 
 class _CallableModule(types.ModuleType):

@@ -20,14 +20,20 @@ __all__ = [
     "RULES",
     "AttentionWatchError",
     "AttentionWatchWarning",
+    "CausalAlignmentWarning",
     "CausalShapeWarning",
     "FullyMaskedRowWarning",
     "InvertedMaskWarning",
     "MaskOverflowWarning",
+    "MaskedSoftmaxRowWarning",
+    "NanScoresWarning",
     "NonFiniteMaskWarning",
     "PaddingHidesItemWarning",
     "PositiveAdditiveMaskWarning",
+    "SizeOneSoftmaxWarning",
+    "SoftmaxAxisWarning",
     "WatchRule",
+    "WeakFillWarning",
 ]
 
 
@@ -48,7 +54,7 @@ class PaddingHidesItemWarning(AttentionWatchWarning):
 
 
 class PositiveAdditiveMaskWarning(AttentionWatchWarning):
-    """An additive mask with positive entries (AW204)."""
+    """An additive mask of only 0.0 and 1.0: a Boolean mask turned float (AW204)."""
 
 
 class NonFiniteMaskWarning(AttentionWatchWarning):
@@ -61,6 +67,30 @@ class MaskOverflowWarning(AttentionWatchWarning):
 
 class CausalShapeWarning(AttentionWatchWarning):
     """``is_causal=True`` with as many queries as keys not given (AW207)."""
+
+
+class NanScoresWarning(AttentionWatchWarning):
+    """NaN entering a softmax (AW208)."""
+
+
+class MaskedSoftmaxRowWarning(AttentionWatchWarning):
+    """A softmax row whose every entry is masked: NaN or uniform weights follow (AW209)."""
+
+
+class WeakFillWarning(AttentionWatchWarning):
+    """A fill constant that leaves a masked entry a weight (AW210)."""
+
+
+class SoftmaxAxisWarning(AttentionWatchWarning):
+    """A softmax over an axis the mask does not vary along (AW211)."""
+
+
+class SizeOneSoftmaxWarning(AttentionWatchWarning):
+    """A softmax over an axis of size 1: every weight is 1 (AW212)."""
+
+
+class CausalAlignmentWarning(AttentionWatchWarning):
+    """A top-left causal triangle with fewer queries than keys (AW213)."""
 
 
 class AttentionWatchError(Exception):
@@ -112,6 +142,7 @@ _RULES = (
             "mha.fully_masked_row.need_weights_false",
             "mha.fully_masked_row.fast_path",
             "flex_attention.fully_masked_row",
+            "sdpa.attn_mask.float",
         ),
         message="query rows that may attend to no key",
         fix=(
@@ -145,11 +176,12 @@ _RULES = (
     ),
     WatchRule(
         code="AW204",
-        name="positive-additive-mask",
+        name="boolean-mask-as-float",
         rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
         message=(
-            "the additive mask has positive entries: they raise scores instead of masking "
-            "(a Boolean mask turned .float() adds 1.0 where it meant to allow or to forbid)"
+            "the additive mask holds only 0.0 and 1.0: a Boolean mask turned .float() adds 1.0 "
+            "where it meant to allow or to forbid, and masks nothing (other positive values, "
+            "as in a T5 or relative-position bias, are not reported)"
         ),
         fix=(
             "pass the Boolean mask itself, or build the additive one as "
@@ -197,5 +229,93 @@ _RULES = (
     ),
 )
 
-RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in _RULES}
+_SOFTMAX_RULES = (
+    WatchRule(
+        code="AW208",
+        name="nan-into-softmax",
+        rows=("sdpa.attn_mask.masked_nan", "softmax.all_neg_inf_row"),
+        message=(
+            "NaN enters the softmax: one NaN score makes every weight of its row NaN, whether "
+            "or not its key is masked (NaN + mask is NaN, and masked_fill keeps a NaN it does "
+            "not cover)"
+        ),
+        fix=(
+            "find where the NaN came from before the softmax (0 * inf, inf - inf, -inf - -inf, "
+            "a NaN in a padded key's vector); mask by replacing scores (masked_fill), not by "
+            "adding to them, where padded keys may hold NaN"
+        ),
+        warning=NanScoresWarning,
+    ),
+    WatchRule(
+        code="AW209",
+        name="masked-softmax-row",
+        rows=("softmax.all_neg_inf_row", "sdpa.attn_mask.float"),
+        message=(
+            "a softmax row whose every entry is masked: all -inf gives NaN, all one finite "
+            "fill (or the dtype's minimum) gives uniform weights over every key, masked ones "
+            "included; two finfo.min masks summed, or -1e9 cast to float16, give -inf"
+        ),
+        fix=(
+            "give every query at least one key (a padded query may see itself), or drop those "
+            "rows before the loss; build masks with torch.finfo(scores.dtype).min once, never "
+            "summed"
+        ),
+        warning=MaskedSoftmaxRowWarning,
+    ),
+    WatchRule(
+        code="AW210",
+        name="weak-fill",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the constant the scores were filled with does not zero a masked key's weight "
+            "(masked_fill(mask, 1e-9) where -1e9 was meant, or -1e4 below scores of that size)"
+        ),
+        fix=(
+            "fill with float('-inf') where every row keeps a key, else with "
+            "torch.finfo(scores.dtype).min"
+        ),
+        warning=WeakFillWarning,
+    ),
+    WatchRule(
+        code="AW211",
+        name="softmax-axis",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the softmax runs over an axis along which the mask does not vary, so it "
+            "normalises over something other than the keys (softmax(dim=1) where dim=-1 was "
+            "meant)"
+        ),
+        fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
+        warning=SoftmaxAxisWarning,
+    ),
+    WatchRule(
+        code="AW212",
+        name="softmax-over-size-one-axis",
+        rows=("sdpa.attn_mask.float",),
+        message=(
+            "the softmax runs over an axis of size 1 while the last axis is longer: every "
+            "weight is 1.0, whatever the scores (a [B·L, S] view softmaxed over dim 0, or "
+            "[B, 1, S] over dim 1)"
+        ),
+        fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
+        warning=SizeOneSoftmaxWarning,
+    ),
+    WatchRule(
+        code="AW213",
+        name="causal-top-left",
+        rows=("bias.causal_upper_left.alignment", "bias.causal_lower_right.alignment"),
+        message=(
+            "the mask is the top-left causal triangle with fewer queries than keys (L < S): "
+            "query i sees keys 0..i, so with cached keys before the new queries every query "
+            "misses the most recent S - L of its keys"
+        ),
+        fix=(
+            "anchor the triangle at the bottom right: torch.ones(L, S, dtype=torch.bool)"
+            ".tril(S - L), or torch.nn.attention.bias.causal_lower_right(L, S)"
+        ),
+        warning=CausalAlignmentWarning,
+    ),
+)
+
+RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in (*_RULES, *_SOFTMAX_RULES)}
 """Every runtime rule, by code."""
