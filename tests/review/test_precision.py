@@ -140,6 +140,18 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "def f(mask):\n    return mask.float().masked_fill(~mask, -1e9)\n",
         ["AM202"],
     ),
+    # scores converted to float32 on an earlier line: -1e18 fits
+    "float32-scores": (
+        "def f(q, k, mask):\n"
+        "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+        "    scores = scores.half()\n"
+        "    return torch.softmax(scores.masked_fill(mask, -1e18), dim=-1)\n",
+        "def f(q, k, mask):\n"
+        "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+        "    scores = scores.float()\n"
+        "    return torch.softmax(scores.masked_fill(mask, -1e18), dim=-1)\n",
+        ["AM202"],
+    ),
     # a beam's log-probabilities are not attention: nothing names a mask or scores
     "not-attention": (
         "def f(beam, finished):\n"

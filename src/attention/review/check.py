@@ -222,6 +222,13 @@ class _Created:
 
 
 @dataclass(frozen=True)
+class _Float32:
+    """A tensor converted with ``.float()`` or ``.double()``: no float16 fill can overflow it."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class _Finfo:
     """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
 
@@ -253,7 +260,7 @@ class _Param:
 PARAM = _Param()
 BOOL_PARAM = _Param(boolean=True)
 
-_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Created | _Unknown | _Param
+_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Float32 | _Created | _Unknown | _Param
 
 
 def _int_literal(node: cst.BaseExpression | None) -> int | None:
@@ -912,6 +919,13 @@ class _Checker:
             return self.masked_fill(node, receiver, args, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
+        if method in ("float", "double") and not node.args and not isinstance(receiver, Mask):
+            # float32 (or float64) by construction: a fill of -1e9 fits there
+            if isinstance(receiver, Scores):
+                return dataclasses.replace(receiver, float32=True)
+            return _Float32(origin)
+        if method in FLOAT_METHODS and isinstance(receiver, Scores):
+            return dataclasses.replace(receiver, float32=False)
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -1247,6 +1261,8 @@ class _Checker:
                 and fill.value != float("-inf")
                 and not fill.finfo
                 and not _float32(func)
+                and not isinstance(target, _Float32)
+                and not (isinstance(target, Scores) and target.float32)
                 and self.attention_context(target, mask, node)
             ):
                 self.hit(
