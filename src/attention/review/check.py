@@ -534,6 +534,8 @@ class _Checker:
         elif isinstance(node, cst.Assign):
             value = self.ev(node.value)
             for target in node.targets:
+                if isinstance(target.target, cst.Subscript):
+                    self.index_fill(target.target, value, node.value)
                 self.bind(target.target, value)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
@@ -991,6 +993,8 @@ class _Checker:
             if isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) >= 2:
                 return KeyCat(origin)
             return None
+        if qualified == "torch.where" and len(values) == 3:
+            return self.where(node, values)
         if qualified == "torch.finfo":
             return _Finfo(origin)
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
@@ -1291,6 +1295,51 @@ class _Checker:
             del self.hits[before:]
             return dataclasses.replace(target, masked=True, pending=target.pending + found)
         return result
+
+    def where(self, node: cst.Call, values: list[_Any | None]) -> _Any | None:
+        """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype."""
+        condition, *branches = values
+        for arg, value in zip(node.args[1:], branches, strict=True):
+            if (
+                isinstance(value, Const)
+                and _overflows_float16(value)
+                and (
+                    isinstance(condition, Mask)
+                    or any(isinstance(other, (Scores, Mask)) for other in branches)
+                    or self.attention_context(None, None, node)
+                )
+            ):
+                self.hit(
+                    "AM202",
+                    arg.value,
+                    "torch.where gives a Python number the other tensor's dtype: float16's "
+                    "largest magnitude is 65504, so this value becomes -inf there",
+                )
+        scores = [value for value in branches if isinstance(value, Scores)]
+        return dataclasses.replace(scores[0], masked=True) if scores else None
+
+    def index_fill(
+        self, target: cst.Subscript, value: _Any | None, value_node: cst.BaseExpression
+    ) -> None:
+        """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
+        if not isinstance(value, Const) or len(target.slice) != 1:
+            return
+        index = target.slice[0].slice
+        if not isinstance(index, cst.Index):
+            return
+        where = self.ev(index.value)
+        boolean = isinstance(where, Mask) or isinstance(index.value, cst.Comparison)
+        if isinstance(index.value, cst.UnaryOperation) and isinstance(
+            index.value.operator, cst.BitInvert
+        ):
+            boolean = True
+        if boolean and _overflows_float16(value):
+            self.hit(
+                "AM202",
+                value_node,
+                "an index assignment converts the value to the tensor's dtype: float16's largest "
+                "magnitude is 65504, so this value becomes -inf there",
+            )
 
     def attention_context(self, target: _Any | None, mask: _Any | None, node: cst.Call) -> bool:
         """Whether a fill is of attention scores or a mask, as far as the code or names show."""
@@ -1632,6 +1681,12 @@ def _parameters(node: cst.FunctionDef) -> dict[str, _Any]:
 
 def _names_text(annotation: cst.Annotation) -> str:
     return " ".join(_names_in(annotation.annotation))
+
+
+def _overflows_float16(const: Const) -> bool:
+    return (
+        abs(const.value) > FLOAT16_MAX and const.value != float("-inf") and not const.finfo
+    )
 
 
 def _masked(target: _Any | None) -> _Any | None:
