@@ -270,3 +270,36 @@ def test_the_wrong_look_alike_is_flagged(name: str) -> None:
 def test_the_right_look_alike_is_not(name: str) -> None:
     _wrong, right, _codes = CASES[name]
     assert [(f.line, f.code) for f in check_source(HEAD + right)] == []
+
+
+HELPER = """
+def padding_of(ids, pad_id):
+    return ids {op} pad_id
+
+
+def attend(q, k, v, ids, pad_id):
+    pad = padding_of(ids, pad_id)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=pad[:, None, None, :])
+"""
+
+METHOD = """
+class A(nn.Module):
+    def forward(self, q, k, v, ids, pad_id):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=self.keep(ids, pad_id))
+
+    def keep(self, ids, pad_id):
+        if ids.dim() == 2:
+            return (ids {op} pad_id)[:, None, None, :]
+        return (ids {op} pad_id)[:, None, :]
+"""
+
+
+@pytest.mark.parametrize("template", [HELPER], ids=["function"])
+def test_a_mask_crosses_a_return(template: str) -> None:
+    assert [f.code for f in check_source(HEAD + template.format(op="=="))] == ["AM101"]
+    assert check_source(HEAD + template.format(op="!=")) == []
+
+
+def test_a_method_defined_after_its_call_is_not_followed() -> None:
+    # the bound: one pass in order; a method below its caller is unknown there
+    assert check_source(HEAD + METHOD.format(op="==")) == []

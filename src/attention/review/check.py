@@ -335,6 +335,9 @@ class _Checker:
         self.functions: list[cst.FunctionDef] = []
         self.scaled_functions: dict[int, bool] = {}
         self.classes: list[cst.ClassDef] = []
+        self.returns: list[list[_Any | None]] = []
+        self.summaries: dict[int, _Any | None] = {}
+        self.summarising = False
         self.texts: dict[int, str] = {}
 
     # -- names -----------------------------------------------------------------------------------
@@ -402,11 +405,13 @@ class _Checker:
             self.defs[node.name.value] = node
             self.scopes.append(_parameters(node))
             self.functions.append(node)
+            self.returns.append([])
             try:
                 self.statements(_body(node.body))
             finally:
                 self.scopes.pop()
                 self.functions.pop()
+                self.returns.pop()
         elif isinstance(node, cst.ClassDef):
             self.classes.append(node)
             self.attributes.append({})
@@ -467,6 +472,43 @@ class _Checker:
                     self.statements(_body(child))
                 elif isinstance(child, cst.BaseExpression):
                     self.scan(child)
+
+    def summary(self, function: cst.FunctionDef) -> _Any | None:
+        """What a function of this module (or a method called on ``self``) returns.
+
+        Its body is read once more with its parameters unknown (their names are evidence, as
+        anywhere), its findings dropped (they were reported where it was defined), and the
+        values of its ``return`` statements joined.  The bound: one level, so a helper called
+        from a helper being summarised returns unknown, and a function defined after the call
+        (or imported from another module) is not followed.
+        """
+        key = id(function)
+        if key in self.summaries:
+            return self.summaries[key]
+        if self.summarising:
+            return None
+        self.summarising = True
+        hits, pending = list(self.hits), dict(self.pending)
+        attributes = dict(self.attributes[-1])
+        self.scopes.append(_parameters(function))
+        self.functions.append(function)
+        self.returns.append([])
+        try:
+            self.statements(_body(function.body))
+            returned = self.returns[-1]
+        finally:
+            self.scopes.pop()
+            self.functions.pop()
+            self.returns.pop()
+            self.hits, self.pending = hits, pending
+            self.attributes[-1] = attributes
+            self.summarising = False
+        joined = _shared([{"r": UNKNOWN if one is None else one} for one in returned])
+        value = joined.get("r") if returned else None
+        if isinstance(value, (_Unknown, _Param)):
+            value = None
+        self.summaries[key] = value
+        return value
 
     def narrow(self, guard: tuple[cst.Name, str, bool] | None, *, holds: bool) -> None:
         """Bind what a dtype test proves about a name on one side of its ``if``."""
@@ -545,7 +587,9 @@ class _Checker:
             self.bind(node.target, value)
         elif isinstance(node, (cst.Expr, cst.Return)):
             if node.value is not None:
-                self.ev(node.value)
+                value = self.ev(node.value)
+                if isinstance(node, cst.Return) and self.returns:
+                    self.returns[-1].append(value)
         else:
             for child in node.children:
                 if isinstance(child, cst.BaseExpression):
@@ -882,6 +926,12 @@ class _Checker:
             callee = self.ev(func)
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
+            called = func.value if isinstance(func, cst.Name) else None
+            if isinstance(func, cst.Attribute):
+                called = func.attr.value
+            helper = self.defs.get(called) if called is not None else None
+            if callee is None and helper is not None:
+                return self.summary(helper)
         if method == "register_buffer" and len(node.args) >= 2:
             name = node.args[0].value
             if isinstance(name, cst.SimpleString) and values[1] is not None:
@@ -1684,9 +1734,7 @@ def _names_text(annotation: cst.Annotation) -> str:
 
 
 def _overflows_float16(const: Const) -> bool:
-    return (
-        abs(const.value) > FLOAT16_MAX and const.value != float("-inf") and not const.finfo
-    )
+    return abs(const.value) > FLOAT16_MAX and const.value != float("-inf") and not const.finfo
 
 
 def _masked(target: _Any | None) -> _Any | None:
