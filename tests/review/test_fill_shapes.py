@@ -49,3 +49,15 @@ def test_the_claim_on_torch() -> None:
     x[~allowed] = -1e6
     assert torch.isneginf(x[1])
     assert torch.isneginf(torch.where(allowed, torch.zeros(3, dtype=torch.float16), -1e9)[1])
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "bias = torch.where(keep > 0, 0.0, -1e10)",  # two numbers: float32, -1e10 fits
+        "anchors = torch.where(keep, scores, torch.inf)",  # inf is no overflow
+    ],
+)
+def test_where_of_numbers_or_infinity_is_not(line: str) -> None:
+    source = WHERE.replace("    scores = torch.where(keep, scores, {value})\n", f"    {line}\n")
+    assert check_source(source) == []

@@ -152,6 +152,18 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "    return torch.softmax(scores.masked_fill(mask, -1e18), dim=-1)\n",
         ["AM202"],
     ),
+    # sqrt(1 / (3 * d)) is the reciprocal already: multiplying by it scales correctly
+    "sqrt-of-a-reciprocal": (
+        "def f(q, k):\n"
+        "    a = torch.matmul(q, k.transpose(-1, -2))\n"
+        "    a *= math.sqrt(3 * q.shape[-1])\n"
+        "    return torch.softmax(a, dim=-1)\n",
+        "def f(q, k):\n"
+        "    a = torch.matmul(q, k.transpose(-1, -2))\n"
+        "    a *= math.sqrt(1.0 / (3 * q.shape[-1]))\n"
+        "    return torch.softmax(a, dim=-1)\n",
+        ["AM503"],
+    ),
     # a beam's log-probabilities are not attention: nothing names a mask or scores
     "not-attention": (
         "def f(beam, finished):\n"

@@ -24,6 +24,7 @@ scores or weights is checked against the rules (:mod:`attention.review.rules`).
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -973,11 +974,9 @@ class _Checker:
             return self.triangle(node, qualified, receiver, values)
         if method in ("float", "double") and not node.args and not isinstance(receiver, Mask):
             # float32 (or float64) by construction: a fill of -1e9 fits there
-            if isinstance(receiver, Scores):
-                return dataclasses.replace(receiver, float32=True)
             return _Float32(origin)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
-            return dataclasses.replace(receiver, float32=False)
+            return receiver
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -1058,7 +1057,15 @@ class _Checker:
             width = (
                 None if node.args and _has_division(node.args[0].value) else scale_from_name(names)
             )
-            return Scale(origin, width, inverted=True)
+            argument = node.args[0].value if node.args else None
+            # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
+            reciprocal = (
+                isinstance(argument, cst.BinaryOperation)
+                and isinstance(argument.operator, cst.Divide)
+                and isinstance(argument.left, (cst.Integer, cst.Float))
+                and float(argument.left.evaluated_value) == 1.0
+            )
+            return Scale(origin, width, inverted=not reciprocal)
         if qualified == "builtins.float" or (isinstance(func, cst.Name) and func.value == "float"):
             if node.args and isinstance(node.args[0].value, cst.SimpleString):
                 text = str(node.args[0].value.evaluated_value).strip().lower()
@@ -1316,7 +1323,6 @@ class _Checker:
                 and not fill.finfo
                 and not _float32(func)
                 and not isinstance(target, _Float32)
-                and not (isinstance(target, Scores) and target.float32)
                 and self.attention_context(target, mask, node)
             ):
                 self.hit(
@@ -1350,14 +1356,13 @@ class _Checker:
         """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype."""
         condition, *branches = values
         for arg, value in zip(node.args[1:], branches, strict=True):
+            other = branches[1] if value is branches[0] else branches[0]
             if (
                 isinstance(value, Const)
                 and _overflows_float16(value)
-                and (
-                    isinstance(condition, Mask)
-                    or any(isinstance(other, (Scores, Mask)) for other in branches)
-                    or self.attention_context(None, None, node)
-                )
+                # two Python numbers give float32, where the value fits
+                and not isinstance(other, Const)
+                and (isinstance(condition, Mask) or isinstance(other, (Scores, Mask)))
             ):
                 self.hit(
                     "AM202",
@@ -1365,8 +1370,7 @@ class _Checker:
                     "torch.where gives a Python number the other tensor's dtype: float16's "
                     "largest magnitude is 65504, so this value becomes -inf there",
                 )
-        scores = [value for value in branches if isinstance(value, Scores)]
-        return dataclasses.replace(scores[0], masked=True) if scores else None
+        return None
 
     def index_fill(
         self, target: cst.Subscript, value: _Any | None, value_node: cst.BaseExpression
@@ -1734,7 +1738,7 @@ def _names_text(annotation: cst.Annotation) -> str:
 
 
 def _overflows_float16(const: Const) -> bool:
-    return abs(const.value) > FLOAT16_MAX and const.value != float("-inf") and not const.finfo
+    return abs(const.value) > FLOAT16_MAX and not math.isinf(const.value) and not const.finfo
 
 
 def _masked(target: _Any | None) -> _Any | None:

@@ -185,8 +185,7 @@ class Scores:
 
     ``masked`` once a mask or a bias was applied to them; ``pending`` holds the findings about
     a fill of these scores, reported only if the scores reach a softmax (a fill of logits that
-    no softmax reads, a ranking head's, proves nothing about attention).  ``float32``: converted
-    with ``.float()``, so no float16 fill overflows them.
+    no softmax reads, a ranking head's, proves nothing about attention).
     """
 
     origin: Origin
@@ -194,7 +193,6 @@ class Scores:
     ndim: int | None = None
     masked: bool = False
     pending: tuple[object, ...] = ()
-    float32: bool = False
 
 
 @dataclass(frozen=True)
