@@ -397,6 +397,34 @@ def _torchfix_python(session: nox.Session) -> str:
     return str(python)
 
 
+REALCODE_PIP = ROOT / ".nox" / "realcode-pip"
+
+
+@nox.session(venv_backend=SHARED, default=False)
+def realcode(session: nox.Session) -> None:
+    """The mask checker on released packages, against the committed ledger of verdicts.
+
+    Downloads (``pip download --no-deps``, once, into ``build/realcode/``) the releases pinned
+    in ``conf/realcode-pins.txt``, runs the checker on every ``*.py`` of each and compares with
+    ``tests/review/realcode/ledger.toml``: fails on a finding the ledger lacks and on a true
+    finding no longer found; prints files, findings, true, false, unclear and false per 1,000
+    files per package.  ``-- --jobs N`` (default every core), ``-- --only transformers``.
+    """
+    _install(session, "test")
+    pip = REALCODE_PIP / "bin" / "python"
+    if not pip.is_file():
+        # an sdist's metadata (fairseq, whisper, audiocraft) is built with these, nothing else
+        session.run(_python311(session), "-m", "venv", str(REALCODE_PIP), external=True)
+        _pip(session, pip, str(CONSTRAINTS), "setuptools", "wheel", "cython", "numpy")
+    session.run(
+        "python",
+        "-m",
+        "attention.review.realcode",
+        *("--cache", str(ROOT / "build" / "realcode"), "--pip", str(pip)),
+        *session.posargs,
+    )
+
+
 # -- documentation site -------------------------------------------------------------------------
 
 DOCS = ROOT / "docs"

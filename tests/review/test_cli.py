@@ -228,3 +228,26 @@ def test_module_entry_point() -> None:
 def test_a_file_named_twice_is_reported_once(wrong, capsys) -> None:
     _, out, _ = run([str(wrong), str(wrong), str(wrong.parent)], capsys)
     assert out.count(" AM101 ") == 1
+
+
+def test_jobs_give_the_same_findings_in_the_same_order(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for index in range(6):
+        (tmp_path / f"m{index}.py").write_text(WRONG if index % 2 else "x = 1\n")
+    (tmp_path / "broken.py").write_text("def (:\n  softmax(\n")
+    one = run(["--jobs", "1", str(tmp_path)], capsys)
+    many = run(["--jobs", "3", str(tmp_path)], capsys)
+    assert one == many
+    code, out, err = one
+    assert code == 2
+    assert out.count("AM101") == 3
+    assert "syntax error" in err
+
+
+@pytest.mark.parametrize("value", ["0", "two"])
+def test_jobs_must_be_a_positive_number(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as raised:
+        main(["--jobs", value, "x.py"])
+    assert raised.value.code == 2
+    assert "--jobs takes" in capsys.readouterr().err

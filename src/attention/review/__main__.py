@@ -6,8 +6,11 @@ Exit status: 0 no finding, 1 findings, 2 a usage, configuration or parse error.
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
 import sys
 from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import libcst as cst
@@ -53,7 +56,63 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--diff", action="store_true", help="print the safe rewrites as a diff")
     parser.add_argument("--base-url", help="the site's address (default: the project's)")
     parser.add_argument("--site-version", help="the site version the links cite")
+    parser.add_argument(
+        "--jobs",
+        type=_jobs,
+        default=os.cpu_count() or 1,
+        help="processes that check files in parallel (default: every core; 1 for one process)",
+    )
     return parser
+
+
+def _jobs(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--jobs takes a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"--jobs takes a number of at least 1, got {value}")
+    return value
+
+
+_Outcome = tuple[str, list[Finding] | None, str | None]
+
+
+def _check_file(name: str) -> _Outcome:
+    """One file's findings, or the message that says why it was not checked."""
+    shown = "<stdin>" if name == "-" else name
+    try:
+        source = _read(name)
+        return source, check_source(source, shown), None
+    except ConfigError as error:
+        return "", None, f"attention.review: {error}"
+    except cst.ParserSyntaxError as error:
+        return (
+            "",
+            None,
+            f"{shown}:{error.raw_line}:{error.raw_column + 1}: syntax error, not checked: "
+            f"{error.message}",
+        )
+    except RecursionError:
+        return "", None, f"{shown}: nested too deeply to check"
+
+
+def _check_in_worker(name: str) -> _Outcome:
+    """As :func:`_check_file`, without the syntax nodes (they stay in the worker)."""
+    source, found, error = _check_file(name)
+    if found is None:
+        return "", None, error
+    # the source travels back only where a finding needs its lines (ignore comments)
+    return (source if found else ""), [dataclasses.replace(f, node=None) for f in found], error
+
+
+def _outcomes(files: list[str], jobs: int, *, in_process: bool) -> Iterator[_Outcome]:
+    """Each file's outcome, in order: in worker processes when there are enough files."""
+    if in_process or jobs == 1 or len(files) < 2 * jobs or "-" in files:
+        yield from map(_check_file, files)
+        return
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        yield from pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
 def _files(paths: Sequence[str]) -> Iterator[str]:
@@ -111,25 +170,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     findings: list[Finding] = []
     failed = False
-    for name in files:
+    outcomes = _outcomes(files, args.jobs, in_process=args.fix or args.diff)
+    for name, (source, found, problem) in zip(files, outcomes, strict=True):
         shown = "<stdin>" if name == "-" else name
-        try:
-            source = _read(name)
-            found = check_source(source, shown)
-        except ConfigError as error:
-            print(f"attention.review: {error}", file=sys.stderr)
-            failed = True
-            continue
-        except cst.ParserSyntaxError as error:
-            print(
-                f"{shown}:{error.raw_line}:{error.raw_column + 1}: syntax error, not checked: "
-                f"{error.message}",
-                file=sys.stderr,
-            )
-            failed = True
-            continue
-        except RecursionError:
-            print(f"{shown}: nested too deeply to check", file=sys.stderr)
+        if found is None:
+            print(problem, file=sys.stderr)
             failed = True
             continue
         lines = source.splitlines()

@@ -24,6 +24,8 @@ scores or weights is checked against the rules (:mod:`attention.review.rules`).
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -182,11 +184,18 @@ KEEP_METHODS = (
     "requires_grad_",
 )
 SCALING_METHODS = ("mul", "mul_", "div", "div_", "multiply", "divide", "mul_scalar")
+HEAD_COUNT = re.compile(
+    r"\b(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
+    r"|head_count|n_head_channels)\b"
+)
+"""Names of a head count: attention split into heads, where the head size is not the width."""
 SCALE_WORDS = ("scale", "scaling", "sqrt", "temperature", "norm_factor")
 """A function that names any of these scales its scores somewhere the pass may not follow."""
 PENALTY = -1e3
 """A fill at or below this is a penalty meant to forbid (−inf, finfo.min, −1e9, −1e4)."""
 FLOAT16_MAX = 65504.0
+ATTENTION_WORDS = ("mask", "attn", "attention", "score", "logit", "energy", "sim")
+"""A fill of a tensor whose expression names none of these is not shown to be about attention."""
 NOT_ZEROING = -10.0
 """A fill at or above this leaves a masked key a weight of at least e^-10 of a zero score."""
 
@@ -214,13 +223,45 @@ class _Created:
 
 
 @dataclass(frozen=True)
+class _Float32:
+    """A tensor converted with ``.float()`` or ``.double()``: no float16 fill can overflow it."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class _Finfo:
     """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
 
     origin: Origin
 
 
-_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Created
+@dataclass(frozen=True)
+class _Unknown:
+    """A name whose value the pass cannot tell.
+
+    It was reassigned from something the pass does not model, or bound to different values on
+    different paths; its name then proves nothing either.
+    """
+
+
+UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True)
+class _Param:
+    """A function's parameter, as yet unassigned: its name is the evidence there is.
+
+    ``boolean``: annotated ``torch.BoolTensor`` or jaxtyping's ``Bool[Tensor, ...]``.
+    """
+
+    boolean: bool = False
+
+
+PARAM = _Param()
+BOOL_PARAM = _Param(boolean=True)
+
+_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Float32 | _Created | _Unknown | _Param
 
 
 def _int_literal(node: cst.BaseExpression | None) -> int | None:
@@ -294,6 +335,11 @@ class _Checker:
         self.pending: dict[int, Hit] = {}
         self.functions: list[cst.FunctionDef] = []
         self.scaled_functions: dict[int, bool] = {}
+        self.classes: list[cst.ClassDef] = []
+        self.returns: list[list[_Any | None]] = []
+        self.summaries: dict[int, _Any | None] = {}
+        self.summarising = False
+        self.texts: dict[int, str] = {}
 
     # -- names -----------------------------------------------------------------------------------
 
@@ -316,19 +362,18 @@ class _Checker:
 
     def bind(self, target: cst.BaseExpression, value: _Any | None) -> None:
         if isinstance(target, cst.Name):
-            if value is None:
+            if value is None and target.value not in self.scopes[-1]:
+                # a new name for a value the pass does not model: its name is the evidence
                 self.scopes[-1].pop(target.value, None)
             else:
-                self.scopes[-1][target.value] = value
+                # a name reassigned from what the pass does not model proves nothing any more
+                self.scopes[-1][target.value] = UNKNOWN if value is None else value
         elif (
             isinstance(target, cst.Attribute)
             and isinstance(target.value, cst.Name)
             and target.value.value == "self"
         ):
-            if value is None:
-                self.attributes[-1].pop(target.attr.value, None)
-            else:
-                self.attributes[-1][target.attr.value] = value
+            self.attributes[-1][target.attr.value] = UNKNOWN if value is None else value
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self.bind(element.value, None)
@@ -359,14 +404,17 @@ class _Checker:
                 self.small(small)
         elif isinstance(node, cst.FunctionDef):
             self.defs[node.name.value] = node
-            self.scopes.append({})
+            self.scopes.append(_parameters(node))
             self.functions.append(node)
+            self.returns.append([])
             try:
                 self.statements(_body(node.body))
             finally:
                 self.scopes.pop()
                 self.functions.pop()
+                self.returns.pop()
         elif isinstance(node, cst.ClassDef):
+            self.classes.append(node)
             self.attributes.append({})
             self.scopes.append({})
             try:
@@ -374,14 +422,31 @@ class _Checker:
             finally:
                 self.scopes.pop()
                 self.attributes.pop()
+                self.classes.pop()
         elif isinstance(node, cst.If):
             self.scan(node.test)
             orelse = node.orelse
-            self.branches(
-                [lambda: self.statements(_body(node.body))]
-                + ([lambda: self.statement(orelse)] if orelse is not None else []),
-                exhaustive=orelse is not None,
-            )
+            guard = _guard(node.test)
+
+            def then() -> None:
+                self.narrow(guard, holds=True)
+                self.statements(_body(node.body))
+
+            def otherwise() -> None:
+                self.narrow(guard, holds=False)
+                if orelse is not None:
+                    self.statement(orelse)
+
+            if orelse is None and _leaves(node.body):
+                # `if m.dtype != torch.bool: raise …`: after the if, the test was false
+                names, attributes = dict(self.scopes[-1]), dict(self.attributes[-1])
+                then()
+                self.scopes[-1], self.attributes[-1] = names, attributes
+                self.narrow(guard, holds=False)
+                if len(self.scopes) == 1:
+                    self.globals = self.scopes[0]
+            else:
+                self.branches([then, otherwise], exhaustive=True)
         elif isinstance(node, cst.Else):
             self.statements(_body(node.body))
         elif isinstance(node, (cst.For, cst.While)):
@@ -408,6 +473,64 @@ class _Checker:
                     self.statements(_body(child))
                 elif isinstance(child, cst.BaseExpression):
                     self.scan(child)
+
+    def summary(self, function: cst.FunctionDef) -> _Any | None:
+        """What a function of this module (or a method called on ``self``) returns.
+
+        Its body is read once more with its parameters unknown (their names are evidence, as
+        anywhere), its findings dropped (they were reported where it was defined), and the
+        values of its ``return`` statements joined.  The bound: one level, so a helper called
+        from a helper being summarised returns unknown, and a function defined after the call
+        (or imported from another module) is not followed.
+        """
+        key = id(function)
+        if key in self.summaries:
+            return self.summaries[key]
+        if self.summarising:
+            return None
+        self.summarising = True
+        hits, pending = list(self.hits), dict(self.pending)
+        attributes = dict(self.attributes[-1])
+        self.scopes.append(_parameters(function))
+        self.functions.append(function)
+        self.returns.append([])
+        try:
+            self.statements(_body(function.body))
+            returned = self.returns[-1]
+        finally:
+            self.scopes.pop()
+            self.functions.pop()
+            self.returns.pop()
+            self.hits, self.pending = hits, pending
+            self.attributes[-1] = attributes
+            self.summarising = False
+        joined = _shared([{"r": UNKNOWN if one is None else one} for one in returned])
+        value = joined.get("r") if returned else None
+        if isinstance(value, (_Unknown, _Param)):
+            value = None
+        self.summaries[key] = value
+        return value
+
+    def narrow(self, guard: tuple[cst.Name, str, bool] | None, *, holds: bool) -> None:
+        """Bind what a dtype test proves about a name on one side of its ``if``."""
+        if guard is None:
+            return
+        node, fact, positive = guard
+        name = node.value
+        value = self.ev(node)
+        if not isinstance(value, Mask):
+            return
+        is_fact = positive == holds
+        if fact == "bool" and is_fact:
+            if value.kind == "mask" and not (value.by_name and value.hf):
+                self.scopes[-1][name] = value.but(dtype="bool", hf=False)
+            else:
+                self.scopes[-1][name] = UNKNOWN
+        elif (fact == "bool" or (fact == "float" and is_fact)) and (
+            value.by_name or value.dtype in ("bool", None)
+        ):
+            # not Boolean (or floating point): what its name or an earlier line said is moot
+            self.scopes[-1][name] = UNKNOWN
 
     def block(self, body: cst.BaseSuite) -> Callable[[], None]:
         """Reading ``body``, to run later as one branch."""
@@ -454,6 +577,8 @@ class _Checker:
         elif isinstance(node, cst.Assign):
             value = self.ev(node.value)
             for target in node.targets:
+                if isinstance(target.target, cst.Subscript):
+                    self.index_fill(target.target, value, node.value)
                 self.bind(target.target, value)
         elif isinstance(node, cst.AnnAssign):
             if node.value is not None:
@@ -463,7 +588,9 @@ class _Checker:
             self.bind(node.target, value)
         elif isinstance(node, (cst.Expr, cst.Return)):
             if node.value is not None:
-                self.ev(node.value)
+                value = self.ev(node.value)
+                if isinstance(node, cst.Return) and self.returns:
+                    self.returns[-1].append(value)
         else:
             for child in node.children:
                 if isinstance(child, cst.BaseExpression):
@@ -479,7 +606,13 @@ class _Checker:
             found = self.lookup(node.value)
             if found is None:
                 return mask_from_name(node.value, node)
-            return found
+            if isinstance(found, _Param):
+                named = mask_from_name(node.value, node)
+                if named is not None and found.boolean:
+                    # a Boolean named like an integer HF mask: the name no longer tells its meaning
+                    return None if named.hf else named.but(dtype="bool")
+                return named
+            return None if found is UNKNOWN else found
         if isinstance(node, cst.Call):
             return self.call(node)
         if isinstance(node, cst.Attribute):
@@ -515,6 +648,8 @@ class _Checker:
         attr = node.attr.value
         if isinstance(node.value, cst.Name) and node.value.value == "self":
             found = self.attributes[-1].get(attr)
+            if found is UNKNOWN:
+                return None
             return found if found is not None else mask_from_name(attr, node)
         if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
             return Const(float("inf"), Origin(node, "inf"))
@@ -526,7 +661,8 @@ class _Checker:
         if attr == "data" and isinstance(base, (Mask, Scores)):
             return base
         if attr == "attention_mask":
-            return mask_from_name(attr, node)
+            named = mask_from_name(attr, node)
+            return named.but(batch=True) if named is not None else None
         return None
 
     def unary(self, node: cst.UnaryOperation) -> _Any | None:
@@ -539,6 +675,10 @@ class _Checker:
 
     def invert(self, mask: Mask, node: cst.CSTNode) -> Mask:
         expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
+        if mask.by_name and not mask.batch:
+            # `~` on a name is itself evidence the value is Boolean (on a float it raises):
+            # a parameter's name saying "integer attention_mask" is contradicted here
+            return mask.flipped(Origin(node, "inverted with `~`")).but(dtype="bool")
         if mask.kind == "additive" or mask.dtype in ("int", "float"):
             fact = (mask.says(), mask.origin)
             if mask.by_name:
@@ -571,7 +711,12 @@ class _Checker:
                         key_padding=True,
                         ndim=2,
                     )
-        if isinstance(left, Mask) and isinstance(right, Const) and right.value in (0.0, 1.0):
+        if (
+            isinstance(left, Mask)
+            and left.kind == "mask"
+            and isinstance(right, Const)
+            and right.value in (0.0, 1.0)
+        ):
             flip = (equal and right.value == 0.0) or (unequal and right.value == 1.0)
             keep = (equal and right.value == 1.0) or (unequal and right.value == 0.0)
             keep = keep or (isinstance(operator, cst.GreaterThan) and right.value == 0.0)
@@ -579,6 +724,8 @@ class _Checker:
                 return left.flipped(Origin(node, "")).but(dtype="bool")
             if keep:
                 return left.but(dtype="bool", origin=Origin(node, ""), hf=False)
+        if isinstance(left, Mask) and left.kind == "additive" and isinstance(right, Const):
+            return Mask("mask", Origin(node, "a comparison"), dtype="bool")
         return None
 
     def subscript(self, node: cst.Subscript) -> _Any | None:
@@ -593,7 +740,8 @@ class _Checker:
                 and isinstance(only.value, cst.SimpleString)
                 and only.value.evaluated_value == "attention_mask"
             ):
-                return mask_from_name("attention_mask", node)
+                named = mask_from_name("attention_mask", node)
+                return named.but(batch=True) if named is not None else None
         if isinstance(base, Scores):
             return base
         if not isinstance(base, Mask):
@@ -638,9 +786,13 @@ class _Checker:
         if isinstance(operator, (cst.Multiply, cst.MultiplyAssign)):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
                 if isinstance(this, Scores):
-                    self.scale_check(other, other_node, divide=False)
-                    return Scores(this.origin, scaled=True, ndim=this.ndim)
-                if isinstance(this, Weights) and isinstance(other, Mask) and not other.by_name:
+                    return self.scaled(this, other, other_node, divide=False)
+                if (
+                    isinstance(this, Weights)
+                    and this.unmasked
+                    and isinstance(other, Mask)
+                    and not other.by_name
+                ):
                     return self.after_softmax(this, node, other)
                 if isinstance(this, Mask) and isinstance(other, Const):
                     return self.penalty(this, other, node)
@@ -650,12 +802,11 @@ class _Checker:
             return _ScaledTensor(origin)
         if isinstance(operator, (cst.Divide, cst.DivideAssign)):
             if isinstance(left, Scores):
-                self.scale_check(right, right_node, divide=True)
-                return Scores(left.origin, scaled=True, ndim=left.ndim)
+                return self.scaled(left, right, right_node, divide=True)
             if isinstance(left, Weights):
                 if left.masked_at is not None:
                     self.pending.pop(id(left.masked_at.node), None)
-                return Weights(left.origin)
+                return Weights(left.origin, unmasked=left.unmasked)
             if isinstance(left, Const) and isinstance(right, Scale):
                 return Scale(origin, right.width, inverted=not right.inverted)
             return _ScaledTensor(origin)
@@ -711,7 +862,7 @@ class _Checker:
     ) -> _Any | None:
         if isinstance(left, Mask) and isinstance(right, Mask):
             if left.kind == right.kind == "additive":
-                if left.finfo_terms and right.finfo_terms:
+                if left.finfo_terms and right.finfo_terms and not _frees_the_diagonal(left, right):
                     self.hit(
                         "AM204",
                         node,
@@ -727,7 +878,7 @@ class _Checker:
             if isinstance(this, Scores):
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
-                return this
+                return dataclasses.replace(this, masked=True)
         return None
 
     def penalty(self, mask: Mask, const: Const, node: cst.CSTNode) -> _Any | None:
@@ -748,7 +899,7 @@ class _Checker:
         )
         self.hits.remove(found)
         self.pending[id(node)] = found
-        return Weights(weights.origin, masked_at=Origin(node, ""))
+        return Weights(weights.origin, masked_at=Origin(node, ""), unmasked=True)
 
     # -- calls -----------------------------------------------------------------------------------
 
@@ -776,6 +927,12 @@ class _Checker:
             callee = self.ev(func)
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
+            called = func.value if isinstance(func, cst.Name) else None
+            if isinstance(func, cst.Attribute):
+                called = func.attr.value
+            helper = self.defs.get(called) if called is not None else None
+            if callee is None and helper is not None:
+                return self.summary(helper)
         if method == "register_buffer" and len(node.args) >= 2:
             name = node.args[0].value
             if isinstance(name, cst.SimpleString) and values[1] is not None:
@@ -815,6 +972,11 @@ class _Checker:
             return self.masked_fill(node, receiver, args, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
+        if method in ("float", "double") and not node.args and not isinstance(receiver, Mask):
+            # float32 (or float64) by construction: a fill of -1e9 fits there
+            return _Float32(origin)
+        if method in FLOAT_METHODS and isinstance(receiver, Scores):
+            return receiver
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -839,6 +1001,18 @@ class _Checker:
             return receiver
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
+        if (
+            method in ("eq", "ne")
+            and len(values) == 1
+            and isinstance(receiver, Mask)
+            and receiver.kind == "mask"
+            and isinstance(values[0], Const)
+            and values[0].value in (0.0, 1.0)
+        ):
+            flip = (method == "eq") == (values[0].value == 0.0)
+            if flip:
+                return receiver.flipped(origin).but(dtype="bool")
+            return receiver.but(dtype="bool", origin=origin, hf=False)
         if method in ("eq", "ne") and node.args:
             pad = _last_name(node.args[0].value)
             if pad is not None and "pad" in pad.lower():
@@ -848,8 +1022,7 @@ class _Checker:
         if method in SCALING_METHODS and node.args:
             if isinstance(receiver, Scores):
                 divide = method.startswith("div")
-                self.scale_check(values[0], node.args[0].value, divide=divide)
-                return Scores(receiver.origin, scaled=True, ndim=receiver.ndim)
+                return self.scaled(receiver, values[0], node.args[0].value, divide=divide)
             if not isinstance(receiver, Mask):
                 return _ScaledTensor(origin)
         if method in ("transpose", "permute", "swapaxes"):
@@ -869,6 +1042,8 @@ class _Checker:
             if isinstance(first, (cst.List, cst.Tuple)) and len(first.elements) >= 2:
                 return KeyCat(origin)
             return None
+        if qualified == "torch.where" and len(values) == 3:
+            return self.where(node, values)
         if qualified == "torch.finfo":
             return _Finfo(origin)
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
@@ -882,7 +1057,15 @@ class _Checker:
             width = (
                 None if node.args and _has_division(node.args[0].value) else scale_from_name(names)
             )
-            return Scale(origin, width, inverted=True)
+            argument = node.args[0].value if node.args else None
+            # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
+            reciprocal = (
+                isinstance(argument, cst.BinaryOperation)
+                and isinstance(argument.operator, cst.Divide)
+                and isinstance(argument.left, (cst.Integer, cst.Float))
+                and float(argument.left.evaluated_value) == 1.0
+            )
+            return Scale(origin, width, inverted=not reciprocal)
         if qualified == "builtins.float" or (isinstance(func, cst.Name) and func.value == "float"):
             if node.args and isinstance(node.args[0].value, cst.SimpleString):
                 text = str(node.args[0].value.evaluated_value).strip().lower()
@@ -952,6 +1135,8 @@ class _Checker:
         api = {"mha": "nn.MultiheadAttention"}.get(module.kind, f"nn.{_class_of(module.kind)}")
         for keyword, position in masks.items():
             arg, value = _argument(node, values, position, keyword)
+            if _padding_name_as_attn_mask(keyword, value):
+                continue
             if arg is not None and isinstance(value, Mask):
                 self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
         if node.args and node.args[0].keyword is None:
@@ -1016,6 +1201,9 @@ class _Checker:
     def softmax(self, node: cst.Call, subject: _Any | None, offset: int) -> _Any | None:
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
+        for pending in subject.pending:
+            if isinstance(pending, Hit) and pending not in self.hits:
+                self.hits.append(pending)
         dim_arg = None
         for index, arg in enumerate(node.args):
             if (arg.keyword is not None and arg.keyword.value == "dim") or (
@@ -1035,14 +1223,36 @@ class _Checker:
                     "the keys sum to 1",
                     [("scores [..., L, S]", subject.origin)],
                 )
-        if not subject.scaled and not self.names_a_scale():
+        if (
+            not subject.scaled
+            and not self.names_a_scale()
+            and not any(word in self.enclosing_text().lower() for word in SCALE_WORDS)
+        ):
             self.hit(
                 "AM501",
                 node,
                 "scores are divided by √(head size) before the softmax (SDPA's default scale)",
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
-        return Weights(Origin(node, "softmax"))
+        return Weights(Origin(node, "softmax"), unmasked=not subject.masked)
+
+    def enclosing_text(self) -> str:
+        """The source of the innermost class, else function, else module being read."""
+        node: cst.CSTNode = (
+            self.classes[-1]
+            if self.classes
+            else self.functions[-1]
+            if self.functions
+            else self.module
+        )
+        key = id(node)
+        if key not in self.texts:
+            self.texts[key] = self.code(node)
+        return self.texts[key]
+
+    def multi_head(self) -> bool:
+        """Whether the code around names a head count: a scale from the width is then wrong."""
+        return HEAD_COUNT.search(self.enclosing_text()) is not None
 
     def names_a_scale(self) -> bool:
         function = self.functions[-1] if self.functions else None
@@ -1053,6 +1263,16 @@ class _Checker:
             text = self.code(function).lower()
             self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
         return self.scaled_functions[key]
+
+    def scaled(
+        self, scores: Scores, scale: _Any | None, node: cst.CSTNode, *, divide: bool
+    ) -> Scores:
+        """Scores times (or over) a scale; a finding about the scale waits for a softmax."""
+        before = len(self.hits)
+        self.scale_check(scale, node, divide=divide)
+        found = tuple(self.hits[before:])
+        del self.hits[before:]
+        return dataclasses.replace(scores, scaled=True, pending=scores.pending + found)
 
     def scale_check(self, scale: _Any | None, node: cst.CSTNode, *, divide: bool) -> None:
         if not isinstance(scale, Scale):
@@ -1066,7 +1286,7 @@ class _Checker:
                 f"the scale is 1/√(head size); this {how} the wrong power of it",
                 [("√d" if scale.inverted else "1/√d", scale.origin)],
             )
-        elif scale.width is not None:
+        elif scale.width is not None and self.multi_head():
             self.hit(
                 "AM502",
                 target,
@@ -1086,12 +1306,25 @@ class _Checker:
         mask = values[0] if values else None
         fill = values[1] if len(values) >= 2 else None
         if isinstance(target, Weights):
+            if not target.unmasked:
+                # the scores may have been masked before the softmax: zeroing the weights of
+                # fully masked rows after it is a guard, not a second mask
+                return target
             return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
         if not isinstance(fill, Const):
-            return target if isinstance(target, Scores) else None
+            return _masked(target)
         fill_arg = args[1]
+        before = len(self.hits)
+        result: _Any | None = None
         if fill.value <= PENALTY or fill.finfo:
-            if abs(fill.value) > FLOAT16_MAX and fill.value != float("-inf") and not fill.finfo:
+            if (
+                abs(fill.value) > FLOAT16_MAX
+                and fill.value != float("-inf")
+                and not fill.finfo
+                and not _float32(func)
+                and not isinstance(target, _Float32)
+                and self.attention_context(target, mask, node)
+            ):
                 self.hit(
                     "AM202",
                     fill_arg,
@@ -1101,17 +1334,76 @@ class _Checker:
                 )
             if isinstance(mask, Mask):
                 self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
-            if isinstance(target, Scores):
-                return target
-            return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(fill.finfo))
-        if isinstance(target, Scores) and fill.value >= NOT_ZEROING:
+            if not isinstance(target, Scores):
+                return Mask(
+                    "additive", Origin(node, ""), dtype="float", finfo_terms=int(fill.finfo)
+                )
+        elif isinstance(target, Scores) and fill.value >= NOT_ZEROING:
             self.hit(
                 "AM203",
                 fill_arg,
                 "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
                 "leaves the masked keys a weight comparable to the others",
             )
-        return target if isinstance(target, Scores) else None
+        if isinstance(target, Scores):
+            # a fill of scores is about attention only if a softmax reads them
+            found = tuple(self.hits[before:])
+            del self.hits[before:]
+            return dataclasses.replace(target, masked=True, pending=target.pending + found)
+        return result
+
+    def where(self, node: cst.Call, values: list[_Any | None]) -> _Any | None:
+        """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype."""
+        condition, *branches = values
+        for arg, value in zip(node.args[1:], branches, strict=True):
+            other = branches[1] if value is branches[0] else branches[0]
+            if (
+                isinstance(value, Const)
+                and _overflows_float16(value)
+                # two Python numbers give float32, where the value fits
+                and not isinstance(other, Const)
+                and (isinstance(condition, Mask) or isinstance(other, (Scores, Mask)))
+            ):
+                self.hit(
+                    "AM202",
+                    arg.value,
+                    "torch.where gives a Python number the other tensor's dtype: float16's "
+                    "largest magnitude is 65504, so this value becomes -inf there",
+                )
+        return None
+
+    def index_fill(
+        self, target: cst.Subscript, value: _Any | None, value_node: cst.BaseExpression
+    ) -> None:
+        """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
+        if not isinstance(value, Const) or len(target.slice) != 1:
+            return
+        index = target.slice[0].slice
+        if not isinstance(index, cst.Index):
+            return
+        where = self.ev(index.value)
+        boolean = isinstance(where, Mask) or isinstance(index.value, cst.Comparison)
+        if isinstance(index.value, cst.UnaryOperation) and isinstance(
+            index.value.operator, cst.BitInvert
+        ):
+            boolean = True
+        if boolean and _overflows_float16(value):
+            self.hit(
+                "AM202",
+                value_node,
+                "an index assignment converts the value to the tensor's dtype: float16's largest "
+                "magnitude is 65504, so this value becomes -inf there",
+            )
+
+    def attention_context(self, target: _Any | None, mask: _Any | None, node: cst.Call) -> bool:
+        """Whether a fill is of attention scores or a mask, as far as the code or names show."""
+        if isinstance(target, (Scores, Mask)) or isinstance(mask, (Mask, Scores)):
+            return True
+        parts: list[cst.CSTNode] = [arg.value for arg in node.args]
+        if isinstance(node.func, cst.Attribute):
+            parts.append(node.func.value)
+        words = " ".join(name for part in parts for name in _names_in(part)).lower()
+        return any(word in words for word in ATTENTION_WORDS)
 
     def finfo_fix(self, func: cst.BaseExpression, target: _Any | None) -> str | None:
         torch = next((local for local, name in self.imports.items() if name == "torch"), None)
@@ -1298,6 +1590,10 @@ class _Checker:
     def penalty_sink(self, mask: Mask, node: cst.CSTNode, reads: str) -> None:
         if mask.dtype == "float" and mask.hf and not mask.by_name:
             return
+        if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
+            # masked_fill takes Boolean masks only (an integer one raises): what is passed as it
+            # is here is not the integer mask its name suggests
+            return
         self.polarity_forbidden(mask, node, reads, hf_code="AM104")
         self.layout_check(mask, node, reads)
 
@@ -1319,7 +1615,8 @@ class _Checker:
             return
         # an HF `attention_mask` added as it is: inside attention layers that name usually holds
         # the already expanded additive mask, so the name proves nothing here
-        if not mask.by_name and mask.dtype in ("float", "bool", None):
+        # an unknown dtype proves nothing: `x.new([-inf]).triu()` is a triangle of penalties
+        if not mask.by_name and mask.dtype in ("float", "bool"):
             self.hit(
                 "AM201",
                 node,
@@ -1347,14 +1644,145 @@ class _Checker:
             )
 
 
+def _frees_the_diagonal(*terms: Mask) -> bool:
+    """Whether a term penalises only strictly above (or below) the diagonal: a causal mask.
+
+    Its diagonal stays finite in the sum, so no row becomes all -inf and the softmax stays finite.
+    """
+    for term in terms:
+        penalised = term.true_set
+        if penalised is not None and (
+            (not penalised.lower and penalised.diagonal >= 1)
+            or (penalised.lower and penalised.diagonal <= -1)
+        ):
+            return True
+    return False
+
+
+def _padding_name_as_attn_mask(keyword: str, value: _Any | None) -> bool:
+    """Whether a padding mask by its name goes where an ``attn_mask`` is read.
+
+    A ``[B, S]`` padding mask cannot be an ``attn_mask`` (``[L, S]`` or ``[B·H, L, S]``): where
+    it goes contradicts its name.
+    """
+    return (
+        keyword in ("attn_mask", "src_mask", "tgt_mask", "memory_mask", "mask")
+        and isinstance(value, Mask)
+        and value.by_name
+        and value.key_padding
+    )
+
+
+def _guard(test: cst.BaseExpression) -> tuple[cst.Name, str, bool] | None:
+    """What an ``if`` test says about a name's dtype, or None.
+
+    ``(name, "bool" | "float", positive)`` for ``name.dtype == torch.bool`` (``is``, ``!=``,
+    ``is not``, ``not …``) and ``name.is_floating_point()``.
+    """
+    if isinstance(test, cst.UnaryOperation) and isinstance(test.operator, cst.Not):
+        inner = _guard(test.expression)
+        return None if inner is None else (inner[0], inner[1], not inner[2])
+    if isinstance(test, cst.Comparison) and len(test.comparisons) == 1:
+        left, right = test.left, test.comparisons[0].comparator
+        operator = test.comparisons[0].operator
+        if isinstance(right, cst.Attribute) and right.attr.value == "dtype":
+            left, right = right, left
+        if (
+            isinstance(left, cst.Attribute)
+            and left.attr.value == "dtype"
+            and isinstance(left.value, cst.Name)
+            and isinstance(right, cst.Attribute)
+            and right.attr.value == "bool"
+        ):
+            if isinstance(operator, (cst.Equal, cst.Is)):
+                return (left.value, "bool", True)
+            if isinstance(operator, (cst.NotEqual, cst.IsNot)):
+                return (left.value, "bool", False)
+        return None
+    if (
+        isinstance(test, cst.Call)
+        and isinstance(test.func, cst.Attribute)
+        and test.func.attr.value == "is_floating_point"
+    ):
+        subject = test.func.value
+        if not test.args and isinstance(subject, cst.Name):
+            return (subject, "float", True)
+        if len(test.args) == 1 and isinstance(test.args[0].value, cst.Name):
+            return (test.args[0].value, "float", True)
+    return None
+
+
+def _leaves(suite: cst.BaseSuite) -> bool:
+    """Whether a block always ends in ``return`` or ``raise``."""
+    body = _body(suite)
+    if not body:
+        return False
+    last = body[-1]
+    return isinstance(last, cst.SimpleStatementLine) and any(
+        isinstance(small, (cst.Return, cst.Raise)) for small in last.body
+    )
+
+
+def _parameters(node: cst.FunctionDef) -> dict[str, _Any]:
+    params = node.params
+    found: dict[str, _Any] = {}
+    for param in (*params.posonly_params, *params.params, *params.kwonly_params):
+        text = "" if param.annotation is None else _names_text(param.annotation)
+        boolean = "BoolTensor" in text or text.startswith("Bool")
+        found[param.name.value] = BOOL_PARAM if boolean else PARAM
+    return found
+
+
+def _names_text(annotation: cst.Annotation) -> str:
+    return " ".join(_names_in(annotation.annotation))
+
+
+def _overflows_float16(const: Const) -> bool:
+    return abs(const.value) > FLOAT16_MAX and not math.isinf(const.value) and not const.finfo
+
+
+def _masked(target: _Any | None) -> _Any | None:
+    return dataclasses.replace(target, masked=True) if isinstance(target, Scores) else None
+
+
+def _float32(func: cst.BaseExpression) -> bool:
+    """``x.float().masked_fill(…)``: the tensor filled is float32 (or float64) by construction."""
+    if not isinstance(func, cst.Attribute) or not isinstance(func.value, cst.Call):
+        return False
+    inner = func.value.func
+    return isinstance(inner, cst.Attribute) and inner.attr.value in ("float", "double")
+
+
 def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
-    """The names every state binds to the same value."""
-    first, *others = states
-    return {
-        name: value
-        for name, value in first.items()
-        if all(other.get(name) is value for other in others)
-    }
+    """What the states agree on, name by name; a name they disagree on is UNKNOWN.
+
+    Scores stay scores on every path: scaled if scaled on all, masked if masked on any, with
+    the pending findings of each.
+    """
+    joined: dict[str, _Any] = {}
+    for name in dict.fromkeys(name for state in states for name in state):
+        values = [state.get(name) for state in states]
+        first = values[0]
+        if all(value is first for value in values):
+            if first is not None:
+                joined[name] = first
+        elif isinstance(first, Mask) and all(
+            isinstance(value, Mask) and value.but(origin=first.origin) == first for value in values
+        ):
+            joined[name] = first
+        elif all(isinstance(value, Scores) for value in values):
+            scores = [value for value in values if isinstance(value, Scores)]
+            pending = tuple(dict.fromkeys(hit for one in scores for hit in one.pending))
+            joined[name] = dataclasses.replace(
+                scores[0],
+                scaled=all(one.scaled for one in scores),
+                ndim=scores[0].ndim if all(one.ndim == scores[0].ndim for one in scores) else None,
+                masked=any(one.masked for one in scores),
+                pending=pending,
+            )
+        else:
+            joined[name] = UNKNOWN
+    return joined
 
 
 def _body(suite: cst.BaseSuite | Sequence[cst.CSTNode]) -> Sequence[cst.CSTNode]:
@@ -1413,7 +1841,11 @@ def _einsum(node: cst.Call, values: list[_Any | None], origin: Origin) -> _Any |
     if len(parts) != 2 or not parts[0] or not parts[1]:
         return None
     contracted = parts[0][-1]
+    last = output.replace(".", "")[-1:] if output.replace(".", "") else ""
+    key_last = last in parts[1] and last not in parts[0]
     if parts[1][-1] == contracted and contracted not in output:
+        if not key_last:
+            return None
         return Scores(
             origin, scaled=isinstance(values[1], _ScaledTensor), ndim=len(output.replace(".", ""))
         )

@@ -3,9 +3,9 @@ r"""The checker as a flake8 plugin: ``flake8 --select AM`` reports the same find
 flake8 finds it through the ``flake8.extension`` entry point ``AM``; it handles ``# noqa``
 itself.  Severity, inferences and row links stay with ``python -m attention.review``.
 
->>> source = "import torch\ndef f(s, m):\n    return s.masked_fill(m, -1e9)\n"
+>>> source = "import torch\ndef f(s, mask):\n    return s.masked_fill(mask, -1e9)\n"
 >>> [item[:3] for item in Plugin(None, source.splitlines(True), "m.py").run()]
-[(3, 28, 'AM202 `-1e9` does not fit in float16; under autocast or .half() this fill fails')]
+[(3, 31, 'AM202 `-1e9` does not fit in float16; under autocast or .half() this fill fails')]
 """
 
 from __future__ import annotations

@@ -121,6 +121,8 @@ class Mask:
     the receiving API decides); ``true_set`` the triangle where it is True.  ``key_padding``: one
     entry per key, ``[B, S]``; ``key_last`` says the key axis is still the last one.
     ``finfo_terms`` counts ``torch.finfo(...).min`` penalties summed into an additive mask.
+    ``batch``: read from a tokenizer's output (``batch["attention_mask"]``,
+    ``encoded.attention_mask``), which holds integers, not from a parameter's name alone.
     """
 
     kind: Literal["mask", "additive"]
@@ -136,6 +138,7 @@ class Mask:
     finfo_terms: int = 0
     repeated: Origin | None = None
     query_and_key: Origin | None = None
+    batch: bool = False
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -178,19 +181,31 @@ class Const:
 
 @dataclass(frozen=True)
 class Scores:
-    """Query-key scores ``q @ k.transpose(-2, -1)``; ``scaled`` once a scale was applied."""
+    """Query-key scores ``q @ k.transpose(-2, -1)``; ``scaled`` once a scale was applied.
+
+    ``masked`` once a mask or a bias was applied to them; ``pending`` holds the findings about
+    a fill of these scores, reported only if the scores reach a softmax (a fill of logits that
+    no softmax reads, a ranking head's, proves nothing about attention).
+    """
 
     origin: Origin
     scaled: bool
     ndim: int | None = None
+    masked: bool = False
+    pending: tuple[object, ...] = ()
 
 
 @dataclass(frozen=True)
 class Weights:
-    """A softmax over scores: attention weights; ``masked_at`` where a mask was applied to them."""
+    """A softmax over scores: attention weights; ``masked_at`` where a mask was applied to them.
+
+    ``unmasked``: the softmax read scores known to carry no mask, so a mask applied to the
+    weights is the only one (not a guard that zeroes rows already masked before the softmax).
+    """
 
     origin: Origin
     masked_at: Origin | None = None
+    unmasked: bool = False
 
 
 @dataclass(frozen=True)

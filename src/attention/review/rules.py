@@ -451,11 +451,11 @@ RULES: tuple[Rule, ...] = (
         "read as Boolean.",
         "`{subject}` inverts what looks like an integer Hugging Face attention_mask",
         "`attention_mask == 0` (True = padding).",
-        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
-        "        out, _ = self.attn(x, x, x, key_padding_mask=~attention_mask)\n"
+        _MHA_CLASS + "    def forward(self, x, batch):\n"
+        '        out, _ = self.attn(x, x, x, key_padding_mask=~batch["attention_mask"])\n'
         "        return out\n",
-        _MHA_CLASS + "    def forward(self, x, attention_mask):\n"
-        "        out, _ = self.attn(x, x, x, key_padding_mask=attention_mask == 0)\n"
+        _MHA_CLASS + "    def forward(self, x, batch):\n"
+        '        out, _ = self.attn(x, x, x, key_padding_mask=batch["attention_mask"] == 0)\n'
         "        return out\n",
     ),
     Rule(
