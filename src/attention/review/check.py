@@ -28,6 +28,7 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -113,6 +114,10 @@ OWN_SDPA = (
     "attention.scaled_dot_product_attention",
     "attention.scaled_dot_product.scaled_dot_product_attention",
 )
+_NOT_READ: Any = object()
+"""A helper that :meth:`_Checker.specialise` did not read again."""
+_NO_DIM = -(2**31)
+"""An ``nn.Softmax`` whose ``dim`` is given but is not a literal: nothing to check."""
 SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
 MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
 MODULES = {
@@ -339,6 +344,7 @@ class _Checker:
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
         self.summarising = False
+        self.specialising = False
         self.texts: dict[int, str] = {}
 
     # -- names -----------------------------------------------------------------------------------
@@ -510,6 +516,59 @@ class _Checker:
             value = None
         self.summaries[key] = value
         return value
+
+    def specialise(
+        self, function: cst.FunctionDef, node: cst.Call, values: list[_Any | None], *, method: bool
+    ) -> _Any | None:
+        """A helper of this module read once more with the masks this call passes it.
+
+        Where a call hands a helper a mask the caller knows (``attend(q, k, v, ids == pad)``),
+        the helper's body is read again with its parameters bound to the call's values: what
+        the helper does with that mask is then checked like code of the caller's, and its
+        findings are kept (a finding already made where the helper was defined is reported
+        once).  The bound: one level (nothing is followed from a helper being read this way or
+        summarised), positional and keyword arguments only (``*args`` reads nothing), and only
+        helpers defined before the call.  Otherwise (nothing to bind) ``_NOT_READ``.
+        """
+        if self.summarising or self.specialising or not any(isinstance(v, Mask) for v in values):
+            return _NOT_READ
+        params = function.params
+        order = [param.name.value for param in (*params.posonly_params, *params.params)]
+        if method and order and order[0] == "self":
+            order = order[1:]
+        names = _parameters(function)
+        position = 0
+        for arg, value in zip(node.args, values, strict=True):
+            if arg.star:
+                return _NOT_READ
+            if arg.keyword is None:
+                if position >= len(order):
+                    return _NOT_READ
+                name = order[position]
+                position += 1
+            else:
+                name = arg.keyword.value
+                if name not in names:
+                    return _NOT_READ
+            if value is not None:
+                names[name] = value
+        self.specialising = True
+        attributes = dict(self.attributes[-1])
+        self.scopes.append(names)
+        self.functions.append(function)
+        self.returns.append([])
+        try:
+            self.statements(_body(function.body))
+            returned = self.returns[-1]
+        finally:
+            self.scopes.pop()
+            self.functions.pop()
+            self.returns.pop()
+            self.attributes[-1] = attributes
+            self.specialising = False
+        joined = _shared([{"r": UNKNOWN if one is None else one} for one in returned])
+        value = joined.get("r") if returned else None
+        return None if isinstance(value, (_Unknown, _Param)) else value
 
     def narrow(self, guard: tuple[cst.Name, str, bool] | None, *, holds: bool) -> None:
         """Bind what a dtype test proves about a name on one side of its ``if``."""
@@ -842,6 +901,13 @@ class _Checker:
                 and left.key_last != right.key_last
             ):
                 query_and_key = Origin(node, "")
+            # a padding mask on the query axis combined with a mask of no padding (a causal
+            # triangle) keeps its wrong axis
+            moved = [
+                term
+                for term, other in ((left, right), (right, left))
+                if term.moved_at is not None and not term.key_last and not other.key_padding
+            ]
             return Mask(
                 "mask",
                 Origin(node, ""),
@@ -849,6 +915,9 @@ class _Checker:
                 meaning=meaning,
                 by_name=left.by_name and right.by_name,
                 query_and_key=query_and_key,
+                key_padding=bool(moved),
+                key_last=not moved,
+                moved_at=moved[0].moved_at if moved else None,
             )
         return None
 
@@ -932,7 +1001,8 @@ class _Checker:
                 called = func.attr.value
             helper = self.defs.get(called) if called is not None else None
             if callee is None and helper is not None:
-                return self.summary(helper)
+                read = self.specialise(helper, node, values, method=isinstance(func, cst.Attribute))
+                return self.summary(helper) if read is _NOT_READ else read
         if method == "register_buffer" and len(node.args) >= 2:
             name = node.args[0].value
             if isinstance(name, cst.SimpleString) and values[1] is not None:
@@ -959,6 +1029,10 @@ class _Checker:
                 if arg is not None and isinstance(value, Mask):
                     self.forbidden_sink(value, arg, f"F.multi_head_attention_forward({keyword}=…)")
             return None
+        if short == "Softmax" and qualified and qualified.startswith("torch.nn"):
+            arg, _ = _argument(node, values, 0, "dim")
+            dim = _int_literal(arg.value) if arg is not None else None
+            return Module("softmax", False, origin, dim=dim, implicit=arg is None)
         if short in MODULES and qualified and qualified.startswith("torch.nn"):
             return self.construct(MODULES[short], node, values)
         if qualified == "torch.nn.Embedding":
@@ -992,12 +1066,18 @@ class _Checker:
             axis = _int_literal(node.args[0].value) if node.args else None
             last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
             ndim = receiver.ndim + 1 if receiver.ndim is not None else None
-            return receiver.but(key_last=receiver.key_last and not last, ndim=ndim)
+            moved = receiver.moved_at
+            if last and receiver.key_last and receiver.key_padding:
+                moved = origin
+            return receiver.but(key_last=receiver.key_last and not last, ndim=ndim, moved_at=moved)
         if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
             return receiver
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(key_padding=False, ndim=len(node.args) or None)
-        if method in ("view", "reshape", "contiguous") and isinstance(receiver, Scores):
+        if method in ("view", "reshape") and isinstance(receiver, Scores):
+            # a new shape: as many axes as sizes given (a single argument may be a whole shape)
+            return dataclasses.replace(receiver, ndim=len(node.args) if len(node.args) >= 2 else None)
+        if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
             return receiver
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
@@ -1029,7 +1109,11 @@ class _Checker:
             return _Transposed(origin)
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if len(values) >= 2 and isinstance(values[1], _Transposed):
-                return Scores(origin, scaled=isinstance(values[0], _ScaledTensor))
+                return Scores(
+                    origin,
+                    scaled=isinstance(values[0], _ScaledTensor),
+                    ndim=3 if short == "bmm" else None,  # bmm: [B, L, S] exactly
+                )
             return None
         if qualified == "torch.einsum":
             return _einsum(node, values, origin)
@@ -1131,6 +1215,13 @@ class _Checker:
     def module_call(self, module: Module, node: cst.Call, values: list[_Any | None]) -> _Any | None:
         if module.kind == "embedding":
             return Embedded(Origin(node, "an nn.Embedding of token ids: [B, T, E]"))
+        if module.kind == "softmax":
+            subject = values[0] if values else None
+            if not isinstance(subject, Scores):
+                return Weights(origin=Origin(node, "")) if subject is None else None
+            at = module.origin.node
+            dim = module.dim if module.dim is not None or module.implicit else _NO_DIM
+            return self.softmax(node, subject, 0, dim=(dim, at))
         masks = MODULE_MASKS.get(module.kind, {})
         api = {"mha": "nn.MultiheadAttention"}.get(module.kind, f"nn.{_class_of(module.kind)}")
         for keyword, position in masks.items():
@@ -1198,33 +1289,38 @@ class _Checker:
         if scale_arg is not None:
             self.scale_check(scale, scale_arg.value, divide=False)
 
-    def softmax(self, node: cst.Call, subject: _Any | None, offset: int) -> _Any | None:
+    def softmax(
+        self,
+        node: cst.Call,
+        subject: _Any | None,
+        offset: int,
+        dim: tuple[int | None, cst.CSTNode] | None = None,
+    ) -> _Any | None:
+        """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
                 self.hits.append(pending)
-        dim_arg = None
-        for index, arg in enumerate(node.args):
-            if (arg.keyword is not None and arg.keyword.value == "dim") or (
-                arg.keyword is None and index == offset
-            ):
-                dim_arg = arg
-        dim = _int_literal(dim_arg.value) if dim_arg is not None else None
-        if dim is not None and dim_arg is not None:
-            wrong = dim < -1 or dim == 0
-            if subject.ndim is not None and dim >= 0:
-                wrong = dim != subject.ndim - 1
-            if wrong:
-                self.hit(
-                    "AM402",
-                    dim_arg,
-                    "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
-                    "the keys sum to 1",
-                    [("scores [..., L, S]", subject.origin)],
-                )
+        if dim is None:
+            dim_arg = None
+            for index, arg in enumerate(node.args):
+                if (arg.keyword is not None and arg.keyword.value == "dim") or (
+                    arg.keyword is None and index == offset
+                ):
+                    dim_arg = arg
+            at: cst.CSTNode = dim_arg if dim_arg is not None else node
+            axis = _int_literal(dim_arg.value) if dim_arg is not None else None
+            implicit = dim_arg is None
+        else:
+            axis, at = dim
+            implicit = axis is None
+            axis = None if axis == _NO_DIM else axis
+        self.axis_check(subject, axis, at, implicit=implicit)
         if (
             not subject.scaled
+            # without heads, unscaled dot-product scores are a design (Luong's attention)
+            and self.multi_head()
             and not self.names_a_scale()
             and not any(word in self.enclosing_text().lower() for word in SCALE_WORDS)
         ):
@@ -1235,6 +1331,36 @@ class _Checker:
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
         return Weights(Origin(node, "softmax"), unmasked=not subject.masked)
+
+    def axis_check(
+        self, subject: Scores, dim: int | None, at: cst.CSTNode, *, implicit: bool
+    ) -> None:
+        """AM402: a softmax over an axis other than the scores' last (the keys)."""
+        if implicit and subject.ndim is not None:
+            # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
+            dim = 0 if subject.ndim in (0, 1, 3) else 1
+            if dim != subject.ndim - 1:
+                self.hit(
+                    "AM402",
+                    at,
+                    f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
+                    "key axis of q @ kᵀ is the last one (dim=-1)",
+                    [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)],
+                )
+            return
+        if dim is None:
+            return
+        wrong = dim < -1 or dim == 0
+        if subject.ndim is not None and dim >= 0:
+            wrong = dim != subject.ndim - 1
+        if wrong:
+            self.hit(
+                "AM402",
+                at,
+                "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
+                "the keys sum to 1",
+                [("scores [..., L, S]", subject.origin)],
+            )
 
     def enclosing_text(self) -> str:
         """The source of the innermost class, else function, else module being read."""
@@ -1443,13 +1569,11 @@ class _Checker:
         triangle = Triangle(lower=lower, diagonal=diagonal)
         name = "tril" if lower else "triu"
         if isinstance(source, Mask) and source.kind == "additive":
-            return source.but(true_set=triangle, origin=Origin(node, ""))
-        return Mask(
-            "mask",
-            Origin(node, f"{name}(…, diagonal={diagonal})"),
-            dtype=dtype,
-            true_set=triangle,
-        )
+            return source.but(
+                true_set=triangle, origin=Origin(node, ""), triangle_at=Origin(node, "")
+            )
+        origin = Origin(node, f"{name}(…, diagonal={diagonal})")
+        return Mask("mask", origin, dtype=dtype, true_set=triangle, triangle_at=origin)
 
     def created_dtype(self, node: cst.Call, *, like: bool) -> Dtype | None:
         for arg in node.args:
@@ -1544,6 +1668,12 @@ class _Checker:
                 [self.fact(mask)],
             )
         else:
+            if mask.triangle_at is not None and mask.triangle_at.node is not node:
+                # neither polarity makes this triangle causal: the finding goes where it is
+                # built, which is what needs changing
+                sink = node.value if isinstance(node, cst.Arg) else node
+                reads = f"{reads} (`{_short(self.code(sink))}`)"
+                node = mask.triangle_at.node
             self.hit(
                 "AM303",
                 node,
@@ -1626,6 +1756,11 @@ class _Checker:
 
     def layout_check(self, mask: Mask, node: cst.CSTNode, api: str) -> None:
         if mask.key_padding and not mask.key_last and not mask.by_name:
+            if mask.moved_at is not None and mask.moved_at.node is not node:
+                # the unsqueeze that put the keys on the query axis is what needs changing
+                sink = node.value if isinstance(node, cst.Arg) else node
+                api = f"{api} (`{_short(self.code(sink))}`)"
+                node = mask.moved_at.node
             self.hit(
                 "AM601",
                 node,
@@ -1869,7 +2004,11 @@ def check_module(module: cst.Module, path: str) -> list[Finding]:
         return []
     positions = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     findings = []
+    seen: set[tuple[str, int]] = set()
     for hit in hits:
+        if (hit.code, id(hit.node)) in seen:
+            continue  # a helper read again with its caller's masks finds it once more
+        seen.add((hit.code, id(hit.node)))
         where = positions[hit.node]
         inferred = []
         for says, origin in hit.facts:

@@ -121,6 +121,9 @@ class Mask:
     the receiving API decides); ``true_set`` the triangle where it is True.  ``key_padding``: one
     entry per key, ``[B, S]``; ``key_last`` says the key axis is still the last one.
     ``finfo_terms`` counts ``torch.finfo(...).min`` penalties summed into an additive mask.
+    ``triangle_at``: the ``tril`` / ``triu`` call that built ``true_set``, where a wrong triangle
+    is fixed.  ``moved_at``: the ``unsqueeze`` that moved a padding mask's key axis off the last
+    place.
     ``batch``: read from a tokenizer's output (``batch["attention_mask"]``,
     ``encoded.attention_mask``), which holds integers, not from a parameter's name alone.
     """
@@ -139,6 +142,8 @@ class Mask:
     repeated: Origin | None = None
     query_and_key: Origin | None = None
     batch: bool = False
+    triangle_at: Origin | None = None
+    moved_at: Origin | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -237,11 +242,17 @@ class Embedded:
 
 @dataclass(frozen=True)
 class Module:
-    """A constructed ``nn.MultiheadAttention`` or ``nn.Transformer*`` module."""
+    """A constructed ``nn.MultiheadAttention``, ``nn.Transformer*`` or ``nn.Softmax`` module.
+
+    ``dim``: an ``nn.Softmax``'s axis (None: not given, torch's implicit choice; ``implicit``
+    False and ``dim`` None: given, but not as a literal).
+    """
 
     kind: str
     batch_first: bool
     origin: Origin
+    dim: int | None = None
+    implicit: bool = False
 
 
 Value = Mask | Const | Scores | Weights | Scale | KeyCat | Embedded | Module

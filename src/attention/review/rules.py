@@ -338,12 +338,16 @@ RULES: tuple[Rule, ...] = (
         "warning",
         ("sdpa.scale.default", "mha.scale.default"),
         "The scores reach the softmax unscaled: with a head size of 64 the softmax saturates "
-        "(a warning: the scale may be folded into the projection weights).",
+        "(a warning: the scale may be folded into the projection weights).  Only in code that "
+        "names a head count: single-head dot-product attention (Luong's) is unscaled by design.",
         "`{subject}` takes scores that were never scaled",
         "Divide by √(head size): `scores / math.sqrt(q.size(-1))`, as SDPA does by default.",
-        "import torch\n\n\ndef attend(q, k, v):\n    scores = q @ k.transpose(-2, -1)\n"
+        "import torch\n\n\ndef attend(x, w_qkv, num_heads):\n    b, t, _ = x.shape\n"
+        "    q, k, v = (x @ w_qkv).view(b, t, 3, num_heads, -1).permute(2, 0, 3, 1, 4)\n"
+        "    scores = q @ k.transpose(-2, -1)\n"
         "    return torch.softmax(scores, dim=-1) @ v\n",
-        "import math\n\nimport torch\n\n\ndef attend(q, k, v):\n"
+        "import math\n\nimport torch\n\n\ndef attend(x, w_qkv, num_heads):\n    b, t, _ = x.shape\n"
+        "    q, k, v = (x @ w_qkv).view(b, t, 3, num_heads, -1).permute(2, 0, 3, 1, 4)\n"
         "    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))\n"
         "    return torch.softmax(scores, dim=-1) @ v\n",
     ),
