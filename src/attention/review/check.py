@@ -28,7 +28,6 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
@@ -114,8 +113,6 @@ OWN_SDPA = (
     "attention.scaled_dot_product_attention",
     "attention.scaled_dot_product.scaled_dot_product_attention",
 )
-_NOT_READ: Any = object()
-"""A helper that :meth:`_Checker.specialise` did not read again."""
 _NO_DIM = -(2**31)
 """An ``nn.Softmax`` whose ``dim`` is given but is not a literal: nothing to check."""
 SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
@@ -519,7 +516,7 @@ class _Checker:
 
     def specialise(
         self, function: cst.FunctionDef, node: cst.Call, values: list[_Any | None], *, method: bool
-    ) -> _Any | None:
+    ) -> tuple[bool, _Any | None]:
         """A helper of this module read once more with the masks this call passes it.
 
         Where a call hands a helper a mask the caller knows (``attend(q, k, v, ids == pad)``),
@@ -528,10 +525,10 @@ class _Checker:
         findings are kept (a finding already made where the helper was defined is reported
         once).  The bound: one level (nothing is followed from a helper being read this way or
         summarised), positional and keyword arguments only (``*args`` reads nothing), and only
-        helpers defined before the call.  Otherwise (nothing to bind) ``_NOT_READ``.
+        helpers defined before the call.  Says whether it read the helper, and what it returns.
         """
         if self.summarising or self.specialising or not any(isinstance(v, Mask) for v in values):
-            return _NOT_READ
+            return False, None
         params = function.params
         order = [param.name.value for param in (*params.posonly_params, *params.params)]
         if method and order and order[0] == "self":
@@ -540,16 +537,16 @@ class _Checker:
         position = 0
         for arg, value in zip(node.args, values, strict=True):
             if arg.star:
-                return _NOT_READ
+                return False, None
             if arg.keyword is None:
                 if position >= len(order):
-                    return _NOT_READ
+                    return False, None
                 name = order[position]
                 position += 1
             else:
                 name = arg.keyword.value
                 if name not in names:
-                    return _NOT_READ
+                    return False, None
             if value is not None:
                 names[name] = value
         self.specialising = True
@@ -568,7 +565,7 @@ class _Checker:
             self.specialising = False
         joined = _shared([{"r": UNKNOWN if one is None else one} for one in returned])
         value = joined.get("r") if returned else None
-        return None if isinstance(value, (_Unknown, _Param)) else value
+        return True, (None if isinstance(value, (_Unknown, _Param)) else value)
 
     def narrow(self, guard: tuple[cst.Name, str, bool] | None, *, holds: bool) -> None:
         """Bind what a dtype test proves about a name on one side of its ``if``."""
@@ -1001,8 +998,10 @@ class _Checker:
                 called = func.attr.value
             helper = self.defs.get(called) if called is not None else None
             if callee is None and helper is not None:
-                read = self.specialise(helper, node, values, method=isinstance(func, cst.Attribute))
-                return self.summary(helper) if read is _NOT_READ else read
+                read, value = self.specialise(
+                    helper, node, values, method=isinstance(func, cst.Attribute)
+                )
+                return value if read else self.summary(helper)
         if method == "register_buffer" and len(node.args) >= 2:
             name = node.args[0].value
             if isinstance(name, cst.SimpleString) and values[1] is not None:
@@ -1076,7 +1075,8 @@ class _Checker:
             return receiver.but(key_padding=False, ndim=len(node.args) or None)
         if method in ("view", "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
-            return dataclasses.replace(receiver, ndim=len(node.args) if len(node.args) >= 2 else None)
+            ndim = len(node.args) if len(node.args) >= 2 else None
+            return dataclasses.replace(receiver, ndim=ndim)
         if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
             return receiver
         if method == "repeat" and isinstance(receiver, Mask):
@@ -1701,6 +1701,20 @@ class _Checker:
 
     def forbidden_sink(self, mask: Mask, node: cst.CSTNode, api: str) -> None:
         reads = f"{api} reads a Boolean mask as True = masked out"
+        if mask.repeated is not None:
+            where, at = node, api
+            if mask.repeated.node is not node:
+                # the repeat is what needs changing (to repeat_interleave)
+                sink = node.value if isinstance(node, cst.Arg) else node
+                at = f"{api} (`{_short(self.code(sink))}`)"
+                where = mask.repeated.node
+            self.hit(
+                "AM802",
+                where,
+                f"{at} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
+                "lays it out h·B + b, so heads get other batch items' masks",
+                [("a [B, L, S] mask tiled with repeat", mask.repeated)],
+            )
         if mask.kind == "additive":
             return
         if mask.dtype == "float" and not mask.hf:
@@ -1708,14 +1722,6 @@ class _Checker:
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM103")
         self.layout_check(mask, node, api)
-        if mask.repeated is not None:
-            self.hit(
-                "AM802",
-                node,
-                f"{api} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
-                "lays it out h·B + b, so heads get other batch items' masks",
-                [("a [B, L, S] mask tiled with repeat", mask.repeated)],
-            )
 
     def penalty_sink(self, mask: Mask, node: cst.CSTNode, reads: str) -> None:
         if mask.dtype == "float" and mask.hf and not mask.by_name:
