@@ -71,9 +71,12 @@ def test_flex_attention_lambda() -> None:
     assert [f.code for f in check_source(source)] == ["AM101"]
 
 
-def test_files_that_name_no_watched_api_are_not_parsed() -> None:
+def test_files_that_name_no_watched_api_are_parsed_but_not_interpreted() -> None:
     assert not could_hold_finding("import torch\nx = torch.ones(3)\n")
-    assert check_source("this is not python (\n") == []
+    # a syntax error is reported wherever it is, at the line CPython reports
+    with pytest.raises(SyntaxError) as error:
+        check_source("x = 1\nthis is not python (\n")
+    assert error.value.lineno == 2
 
 
 def test_a_file_that_names_one_is_parsed() -> None:

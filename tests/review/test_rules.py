@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import ast
 import doctest
 import re
 
-import libcst as cst
 import pytest
 
 from attention.review.check import check_source
 from attention.review.links import known_rows
 from attention.review.rules import RULES, by_code
+from attention.review.syntax import Source
 
 IDS = [rule.code for rule in RULES]
 
@@ -45,37 +46,31 @@ def test_message_names_the_subject(rule) -> None:
     assert finding.expects
 
 
-class _Rename(cst.CSTTransformer):
-    """Rename every parameter and assigned name (not imports, attributes or pad ids)."""
-
-    def __init__(self, names: set[str]) -> None:
-        super().__init__()
-        self.mapping = {name: f"v{index}" for index, name in enumerate(sorted(names))}
-
-    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:  # noqa: N802 - libcst's name
-        return updated.with_changes(value=self.mapping.get(updated.value, updated.value))
-
-
-class _Bound(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Param(self, node: cst.Param) -> None:  # noqa: N802 - libcst's name
-        self.names.add(node.name.value)
-
-    def visit_AssignTarget(self, node: cst.AssignTarget) -> None:  # noqa: N802 - libcst's name
-        if isinstance(node.target, cst.Name):
-            self.names.add(node.target.value)
-
-
 def _renamed(source: str) -> str:
-    module = cst.parse_module(source)
-    bound = _Bound()
-    module.visit(bound)
+    """Every parameter and assigned name renamed (not imports, attributes or pad ids)."""
+    tree = ast.parse(source)
+    bound = {node.arg for node in ast.walk(tree) if isinstance(node, ast.arg)} | {
+        target.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Assign)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
     # A comparison with the padding id (`ids == pad_id`) is what the source says the mask is;
     # the id keeps its name. `self` stays `self`.
-    keep = {name for name in bound.names if "pad" in name.lower()} | {"self"}
-    return module.visit(_Rename(bound.names - keep)).code
+    keep = {name for name in bound if "pad" in name.lower()} | {"self"}
+    mapping = {name: f"v{index}" for index, name in enumerate(sorted(bound - keep))}
+    text = Source(source, tree)
+    edits = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in mapping:
+            edits.append((text.span(node), mapping[node.id]))
+        elif isinstance(node, ast.arg) and node.arg in mapping:
+            start = text.offset(node.lineno, node.col_offset)
+            edits.append(((start, start + len(node.arg)), mapping[node.arg]))
+    for (start, end), name in sorted(edits, reverse=True):
+        source = source[:start] + name + source[end:]
+    return source
 
 
 @pytest.mark.parametrize("rule", [r for r in RULES if r.severity == "error"], ids=lambda r: r.code)

@@ -6,14 +6,11 @@ Exit status: 0 no finding, 1 findings, 2 a usage, configuration or parse error.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-
-import libcst as cst
 
 from attention.review.check import Finding, check_source
 from attention.review.config import Config, ConfigError, codes, find_config, load_config, suppressed
@@ -86,24 +83,23 @@ def _check_file(name: str) -> _Outcome:
         return source, check_source(source, shown), None
     except ConfigError as error:
         return "", None, f"attention.review: {error}"
-    except cst.ParserSyntaxError as error:
+    except SyntaxError as error:
         return (
             "",
             None,
-            f"{shown}:{error.raw_line}:{error.raw_column + 1}: syntax error, not checked: "
-            f"{error.message}",
+            f"{shown}:{error.lineno or 1}:{error.offset or 1}: syntax error, not checked: "
+            f"{error.msg}",
         )
     except RecursionError:
         return "", None, f"{shown}: nested too deeply to check"
 
 
 def _check_in_worker(name: str) -> _Outcome:
-    """As :func:`_check_file`, without the syntax nodes (they stay in the worker)."""
+    """As :func:`_check_file`; the source travels back only where a finding needs its lines."""
     source, found, error = _check_file(name)
     if found is None:
         return "", None, error
-    # the source travels back only where a finding needs its lines (ignore comments)
-    return (source if found else ""), [dataclasses.replace(f, node=None) for f in found], error
+    return (source if found else ""), found, error
 
 
 def _outcomes(files: list[str], jobs: int, *, in_process: bool) -> Iterator[_Outcome]:

@@ -18,42 +18,29 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-import libcst as cst
-
-from attention.review.check import Finding, check_module, could_hold_finding
+from attention.review.check import Finding, check_source
 
 __all__ = ["diff", "fixed_source"]
-
-
-class _Rewrite(cst.CSTTransformer):
-    def __init__(self, replacements: dict[int, str]) -> None:
-        super().__init__()
-        self.replacements = replacements
-
-    def on_leave(  # type: ignore[override]
-        self, original_node: cst.CSTNode, updated_node: cst.CSTNode
-    ) -> cst.CSTNode:
-        replacement = self.replacements.get(id(original_node))
-        if replacement is not None and isinstance(updated_node, cst.BaseExpression):
-            return cst.parse_expression(replacement)
-        return updated_node
 
 
 def fixed_source(
     source: str, path: str = "<string>", keep: Callable[[Finding], bool] = lambda _: True
 ) -> str:
-    """``source`` with every safe rewrite applied to the findings ``keep`` accepts."""
-    if not could_hold_finding(source):
-        return source
-    module = cst.parse_module(source)
-    replacements = {
-        id(finding.node): finding.fix_code
-        for finding in check_module(module, path)
-        if finding.fix_code is not None and finding.node is not None and keep(finding)
-    }
-    if not replacements:
-        return source
-    return module.visit(_Rewrite(replacements)).code
+    """``source`` with every safe rewrite applied to the findings ``keep`` accepts.
+
+    Each rewrite replaces exactly the text of the expression it is about; every other character
+    of the file (line endings, a byte-order mark, comments, spacing) stays as it was.
+    """
+    edits = sorted(
+        (finding.span, finding.fix_code)
+        for finding in check_source(source, path)
+        if finding.fix_code is not None and finding.span is not None and keep(finding)
+    )
+    fixed, limit = source, len(source)
+    for (start, end), code in reversed(edits):
+        if end <= limit:  # an edit inside one already made is left out
+            fixed, limit = fixed[:start] + code + fixed[end:], start
+    return fixed
 
 
 def diff(path: str, before: str, after: str) -> str:

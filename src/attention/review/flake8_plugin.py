@@ -13,8 +13,6 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-import libcst as cst
-
 import attention
 from attention.review.check import check_source
 from attention.review.rules import by_code
@@ -33,10 +31,10 @@ class Plugin:
         self.filename = filename
 
     def run(self) -> Iterator[tuple[int, int, str, type[Plugin]]]:
-        """Yield every finding; a file libcst cannot parse is left to flake8's own E999."""
+        """Yield every finding; a file CPython cannot parse is left to flake8's own E999."""
         try:
             findings = check_source("".join(self.lines), self.filename)
-        except cst.ParserSyntaxError:
+        except SyntaxError:
             return
         for finding in findings:
             rule = by_code(finding.code)

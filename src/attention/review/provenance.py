@@ -24,11 +24,10 @@ True
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 from dataclasses import dataclass
 from typing import Literal
-
-import libcst as cst
 
 __all__ = [
     "CAUSAL",
@@ -76,7 +75,7 @@ WIDTH_NAMES = (
 class Origin:
     """The expression a value came from: its node (for the line) and why it means what it means."""
 
-    node: cst.CSTNode
+    node: ast.AST
     reason: str
 
 
@@ -262,12 +261,12 @@ def _words(name: str) -> str:
     return name.lower().lstrip("_")
 
 
-def mask_from_name(name: str, node: cst.CSTNode) -> Mask | None:
+def mask_from_name(name: str, node: ast.AST) -> Mask | None:
     """What a name alone says about a mask (a warning's ground, never an error's).
 
-    >>> mask_from_name("src_key_padding_mask", cst.Name("m")).meaning
+    >>> mask_from_name("src_key_padding_mask", ast.Name("m")).meaning
     'forbidden'
-    >>> mask_from_name("attention_mask", cst.Name("m")).hf
+    >>> mask_from_name("attention_mask", ast.Name("m")).hf
     True
     """
     word = _words(name)

@@ -1,0 +1,1830 @@
+r"""The checker's abstract interpreter: every expression evaluated to what it is known to be.
+
+Each function body is read in order; every expression is evaluated to a
+:mod:`~attention.review.provenance` value (a mask, scores, weights, a constant, a scale …) kept
+per name, and every call that consumes a mask, scores or weights is asked about by the rules.
+Names are qualified from the file's own imports as the pass meets them (``F.softmax``,
+``torch.nn.functional.softmax`` and ``from torch.nn.functional import softmax as sm`` all read as
+``torch.nn.functional.softmax``).  Branches join (a name keeps what every path agrees on), dtype
+tests narrow, and a helper of the same module is followed into (its return value; its body once
+more with the masks its caller passes).  What the pass cannot tell is unknown, and unknown is
+silence.
+
+>>> import ast
+>>> from attention.review.syntax import Source
+>>> source = Source("import torch\nm = torch.tril(torch.ones(4, 4, dtype=torch.bool))\n")
+>>> interpreter = Interpreter(source)
+>>> interpreter.statements(source.tree.body)
+>>> interpreter.globals["m"].says()
+'True on and below the diagonal (tril)'
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+from attention.review.provenance import (
+    CAUSAL,
+    Const,
+    Dtype,
+    Embedded,
+    KeyCat,
+    Mask,
+    Meaning,
+    Module,
+    Origin,
+    Scale,
+    Scores,
+    Triangle,
+    Value,
+    Weights,
+    mask_from_name,
+    scale_from_name,
+)
+from attention.review.sinks import (
+    ADDITIVE_CONVENTIONS,
+    ATTENTION_WORDS,
+    CONSTRUCTORS,
+    CONVENTIONS,
+    FLOAT16_MAX,
+    FLOAT_METHODS,
+    HEAD_COUNT,
+    INT_METHODS,
+    KEEP_METHODS,
+    MHA_FORWARD,
+    MODULE_CLASSES,
+    MODULE_MASKS,
+    MODULES,
+    NO_DIM,
+    NOT_ZEROING,
+    OWN_SDPA,
+    PENALTY,
+    SCALE_WORDS,
+    SCALING_METHODS,
+    SDPA,
+    SOFTMAX,
+)
+from attention.review.syntax import (
+    Arg,
+    Source,
+    call_args,
+    has_division,
+    int_literal,
+    is_none,
+    is_true,
+    last_name,
+    names_in,
+    string_literal,
+)
+
+__all__ = ["Hit", "Interpreter"]
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule's finding before positions are known: the node, what it is, what it came from."""
+
+    code: str
+    node: ast.AST
+    subject: str
+    expects: str
+    facts: tuple[tuple[str, Origin], ...] = ()
+    fix: str | None = None
+
+
+@dataclass(frozen=True)
+class _Transposed:
+    """A key transposed for ``q @ k^T``."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _ScaledTensor:
+    """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``)."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _Created:
+    """A tensor made by ``torch.ones`` / ``zeros`` / ``full`` / ``empty``, of a known dtype."""
+
+    origin: Origin
+    dtype: Dtype | None
+
+
+@dataclass(frozen=True)
+class _Float32:
+    """A tensor converted with ``.float()`` or ``.double()``: no float16 fill can overflow it."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _Finfo:
+    """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _Unknown:
+    """A name whose value the pass cannot tell.
+
+    It was reassigned from something the pass does not model, or bound to different values on
+    different paths; its name then proves nothing either.
+    """
+
+
+UNKNOWN = _Unknown()
+
+
+@dataclass(frozen=True)
+class _Param:
+    """A function's parameter, as yet unassigned: its name is the evidence there is.
+
+    ``boolean``: annotated ``torch.BoolTensor`` or jaxtyping's ``Bool[Tensor, ...]``.
+    """
+
+    boolean: bool = False
+
+
+PARAM = _Param()
+BOOL_PARAM = _Param(boolean=True)
+
+_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Float32 | _Created | _Unknown | _Param
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Guard = tuple[ast.Name, str, bool]
+
+
+class Interpreter:
+    """The state of one pass: imports, names per scope, the hits so far."""
+
+    def __init__(self, source: Source) -> None:
+        self.source = source
+        self.imports: dict[str, str] = {}
+        self.globals: dict[str, _Any] = {}
+        self.scopes: list[dict[str, _Any]] = [self.globals]
+        self.attributes: list[dict[str, _Any]] = [{}]
+        self.defs: dict[str, _Function] = {}
+        self.hits: list[Hit] = []
+        self.pending: dict[int, Hit] = {}
+        self.functions: list[_Function] = []
+        self.scaled_functions: dict[int, bool] = {}
+        self.classes: list[ast.ClassDef] = []
+        self.returns: list[list[_Any | None]] = []
+        self.summaries: dict[int, _Any | None] = {}
+        self.summarising = False
+        self.specialising = False
+        self.texts: dict[int, str] = {}
+        self.arguments: dict[int, list[Arg]] = {}
+
+    # -- names -----------------------------------------------------------------------------------
+
+    def code(self, node: ast.AST) -> str:
+        """The node's source text."""
+        return self.source.code(node)
+
+    def args(self, node: ast.Call) -> list[Arg]:
+        """The call's arguments in written order (computed once per call)."""
+        found = self.arguments.get(id(node))
+        if found is None:
+            found = self.arguments[id(node)] = call_args(node)
+        return found
+
+    def qualname(self, node: ast.AST) -> str | None:
+        """The dotted name an expression stands for after the file's imports, else None."""
+        if isinstance(node, ast.Name):
+            return self.imports.get(node.id)
+        if isinstance(node, ast.Attribute):
+            base = self.qualname(node.value)
+            return f"{base}.{node.attr}" if base else None
+        return None
+
+    def lookup(self, name: str) -> _Any | None:
+        """A name's value, innermost scope first."""
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        return None
+
+    def bind(self, target: ast.AST, value: _Any | None) -> None:
+        """Assign a value to a target: a name, ``self.x``, or each element of a tuple."""
+        if isinstance(target, ast.Name):
+            if value is None and target.id not in self.scopes[-1]:
+                # a new name for a value the pass does not model: its name is the evidence
+                self.scopes[-1].pop(target.id, None)
+            else:
+                # a name reassigned from what the pass does not model proves nothing any more
+                self.scopes[-1][target.id] = UNKNOWN if value is None else value
+        elif (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == "self"
+        ):
+            self.attributes[-1][target.attr] = UNKNOWN if value is None else value
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self.bind(element, None)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, None)
+
+    def hit(
+        self,
+        code: str,
+        node: ast.AST | Arg,
+        expects: str,
+        facts: Iterable[tuple[str, Origin]] = (),
+        fix: str | None = None,
+    ) -> Hit:
+        """Record a finding of rule ``code`` at ``node``."""
+        if isinstance(node, Arg):
+            node = node.value
+        found = Hit(code, node, self.code(node), expects, tuple(facts), fix)
+        self.hits.append(found)
+        return found
+
+    # -- statements ------------------------------------------------------------------------------
+
+    def statements(self, body: Sequence[ast.stmt]) -> None:
+        """Read a block, statement by statement."""
+        for statement in body:
+            self.statement(statement)
+
+    def statement(self, node: ast.stmt) -> None:
+        """Read one statement."""
+        if isinstance(node, ast.Assign):
+            value = self.ev(node.value)
+            for target in node.targets:
+                if isinstance(target, ast.Subscript):
+                    self.index_fill(target, value, node.value)
+                self.bind(target, value)
+        elif isinstance(node, ast.Expr):
+            self.ev(node.value)
+        elif isinstance(node, ast.Return):
+            if node.value is not None:
+                value = self.ev(node.value)
+                if self.returns:
+                    self.returns[-1].append(value)
+        elif isinstance(node, ast.AugAssign):
+            self.bind(node.target, self.binary(node.target, node.op, node.value, node))
+        elif isinstance(node, ast.AnnAssign):
+            if node.value is not None:
+                self.bind(node.target, self.ev(node.value))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self.defs[node.name] = node
+            self.scopes.append(_parameters(node))
+            self.functions.append(node)
+            self.returns.append([])
+            try:
+                self.statements(node.body)
+            finally:
+                self.scopes.pop()
+                self.functions.pop()
+                self.returns.pop()
+        elif isinstance(node, ast.ClassDef):
+            self.classes.append(node)
+            self.attributes.append({})
+            self.scopes.append({})
+            try:
+                self.statements(node.body)
+            finally:
+                self.scopes.pop()
+                self.attributes.pop()
+                self.classes.pop()
+        elif isinstance(node, ast.If):
+            self.if_statement(node)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
+            self.ev(node.test if isinstance(node, ast.While) else node.iter)
+            if not isinstance(node, ast.While):
+                self.bind(node.target, None)
+            self.branches([self.block(node.body)], exhaustive=False)
+            self.statements(node.orelse)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                self.ev(item.context_expr)
+            self.statements(node.body)
+        elif isinstance(node, (ast.Try, ast.TryStar)):
+            blocks = [node.body, *(handler.body for handler in node.handlers)]
+            self.branches([self.block(body) for body in blocks], exhaustive=False)
+            self.statements(node.orelse)
+            self.statements(node.finalbody)
+        elif isinstance(node, ast.Match):
+            self.ev(node.subject)
+            self.branches([self.block(case.body) for case in node.cases], exhaustive=False)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            self.import_statement(node)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.expr):
+                    self.ev(child)
+
+    def import_statement(self, node: ast.Import | ast.ImportFrom) -> None:
+        """Record what an import makes each local name stand for."""
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname is not None:
+                    self.imports[alias.asname] = alias.name
+                else:
+                    top = alias.name.split(".")[0]
+                    self.imports[top] = top
+            return
+        if node.module is None or node.level:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                return
+            self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+
+    def if_statement(self, node: ast.If) -> None:
+        """Read both sides of an ``if`` from the same state and join them."""
+        self.ev(node.test)
+        guard = _guard(node.test)
+
+        def then() -> None:
+            self.narrow(guard, holds=True)
+            self.statements(node.body)
+
+        def otherwise() -> None:
+            self.narrow(guard, holds=False)
+            self.statements(node.orelse)
+
+        if not node.orelse and _leaves(node.body):
+            # `if m.dtype != torch.bool: raise …`: after the if, the test was false
+            names, attributes = dict(self.scopes[-1]), dict(self.attributes[-1])
+            then()
+            self.scopes[-1], self.attributes[-1] = names, attributes
+            self.narrow(guard, holds=False)
+            if len(self.scopes) == 1:
+                self.globals = self.scopes[0]
+        else:
+            self.branches([then, otherwise], exhaustive=True)
+
+    def summary(self, function: _Function) -> _Any | None:
+        """What a function of this module (or a method called on ``self``) returns.
+
+        Its body is read once more with its parameters unknown (their names are evidence, as
+        anywhere), its findings dropped (they were reported where it was defined), and the
+        values of its ``return`` statements joined.  The bound: one level, so a helper called
+        from a helper being summarised returns unknown, and a function defined after the call
+        (or imported from another module) is not followed.
+        """
+        key = id(function)
+        if key in self.summaries:
+            return self.summaries[key]
+        if self.summarising:
+            return None
+        self.summarising = True
+        hits, pending = list(self.hits), dict(self.pending)
+        attributes = dict(self.attributes[-1])
+        self.scopes.append(_parameters(function))
+        self.functions.append(function)
+        self.returns.append([])
+        try:
+            self.statements(function.body)
+            returned = self.returns[-1]
+        finally:
+            self.scopes.pop()
+            self.functions.pop()
+            self.returns.pop()
+            self.hits, self.pending = hits, pending
+            self.attributes[-1] = attributes
+            self.summarising = False
+        value = _returned(returned)
+        self.summaries[key] = value
+        return value
+
+    def specialise(
+        self, function: _Function, node: ast.Call, values: list[_Any | None], *, method: bool
+    ) -> tuple[bool, _Any | None]:
+        """A helper of this module read once more with the masks this call passes it.
+
+        Where a call hands a helper a mask the caller knows (``attend(q, k, v, ids == pad)``),
+        the helper's body is read again with its parameters bound to the call's values: what
+        the helper does with that mask is then checked like code of the caller's, and its
+        findings are kept (a finding already made where the helper was defined is reported
+        once).  The bound: one level (nothing is followed from a helper being read this way or
+        summarised), positional and keyword arguments only (``*args`` reads nothing), and only
+        helpers defined before the call.  Says whether it read the helper, and what it returns.
+        """
+        if self.summarising or self.specialising or not any(isinstance(v, Mask) for v in values):
+            return False, None
+        order = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+        if method and order and order[0] == "self":
+            order = order[1:]
+        names = _parameters(function)
+        position = 0
+        for arg, value in zip(self.args(node), values, strict=True):
+            if arg.star:
+                return False, None
+            if arg.keyword is None:
+                if position >= len(order):
+                    return False, None
+                name = order[position]
+                position += 1
+            else:
+                name = arg.keyword
+                if name not in names:
+                    return False, None
+            if value is not None:
+                names[name] = value
+        self.specialising = True
+        attributes = dict(self.attributes[-1])
+        self.scopes.append(names)
+        self.functions.append(function)
+        self.returns.append([])
+        try:
+            self.statements(function.body)
+            returned = self.returns[-1]
+        finally:
+            self.scopes.pop()
+            self.functions.pop()
+            self.returns.pop()
+            self.attributes[-1] = attributes
+            self.specialising = False
+        return True, _returned(returned)
+
+    def narrow(self, guard: _Guard | None, *, holds: bool) -> None:
+        """Bind what a dtype test proves about a name on one side of its ``if``."""
+        if guard is None:
+            return
+        node, fact, positive = guard
+        name = node.id
+        value = self.ev(node)
+        if not isinstance(value, Mask):
+            return
+        is_fact = positive == holds
+        if fact == "bool" and is_fact:
+            if value.kind == "mask" and not (value.by_name and value.hf):
+                self.scopes[-1][name] = value.but(dtype="bool", hf=False)
+            else:
+                self.scopes[-1][name] = UNKNOWN
+        elif (fact == "bool" or (fact == "float" and is_fact)) and (
+            value.by_name or value.dtype in ("bool", None)
+        ):
+            # not Boolean (or floating point): what its name or an earlier line said is moot
+            self.scopes[-1][name] = UNKNOWN
+
+    def block(self, body: Sequence[ast.stmt]) -> Callable[[], None]:
+        """Reading ``body``, to run later as one branch."""
+        return lambda: self.statements(body)
+
+    def branches(self, runs: list[Callable[[], None]], *, exhaustive: bool) -> None:
+        """Run each branch from the same state; afterwards a name keeps only a value they share.
+
+        A mask flipped on one path is not taken for flipped on the other (``if sdpa: m = ~m
+        else: mha(key_padding_mask=m)``); with no ``else`` the state before is one of the paths.
+        """
+        names, attributes = self.scopes[-1], self.attributes[-1]
+        ends = []
+        for run in runs:
+            self.scopes[-1], self.attributes[-1] = dict(names), dict(attributes)
+            run()
+            ends.append((self.scopes[-1], self.attributes[-1]))
+        if not exhaustive:
+            ends.append((names, attributes))
+        self.scopes[-1] = _shared([end[0] for end in ends])
+        self.attributes[-1] = _shared([end[1] for end in ends])
+        if len(self.scopes) == 1:
+            self.globals = self.scopes[0]
+
+    # -- expressions -----------------------------------------------------------------------------
+
+    def ev(self, node: ast.AST) -> _Any | None:
+        """Evaluate an expression to what it is known to be (None: nothing is)."""
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id)
+            if found is None:
+                return mask_from_name(node.id, node)
+            if isinstance(found, _Param):
+                named = mask_from_name(node.id, node)
+                if named is not None and found.boolean:
+                    # a Boolean named like an integer HF mask: the name no longer tells its meaning
+                    return None if named.hf else named.but(dtype="bool")
+                return named
+            return None if found is UNKNOWN else found
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        if isinstance(node, ast.Attribute):
+            return self.attribute(node)
+        if isinstance(node, ast.BinOp):
+            return self.binary(node.left, node.op, node.right, node)
+        if isinstance(node, ast.UnaryOp):
+            return self.unary(node)
+        if isinstance(node, ast.Compare):
+            return self.comparison(node)
+        if isinstance(node, ast.Subscript):
+            return self.subscript(node)
+        if isinstance(node, ast.Constant):
+            value = node.value
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return Const(float(value), Origin(node, "a constant"))
+            return None
+        if isinstance(node, ast.Lambda):
+            self.ev(node.body)
+            return None
+        self.scan(node)
+        return None
+
+    def scan(self, node: ast.AST) -> None:
+        """Evaluate every expression inside a node the pass does not model."""
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.ev(child)
+            elif not isinstance(child, (ast.expr_context, ast.operator, ast.cmpop)):
+                self.scan(child)
+
+    def attribute(self, node: ast.Attribute) -> _Any | None:
+        """``x.attr``: ``self`` attributes, ``inf``, ``finfo(...).min``, ``.T``."""
+        attr = node.attr
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            found = self.attributes[-1].get(attr)
+            if found is UNKNOWN:
+                return None
+            return found if found is not None else mask_from_name(attr, node)
+        if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
+            return Const(float("inf"), Origin(node, "inf"))
+        base = self.ev(node.value)
+        if attr == "min" and isinstance(base, _Finfo):
+            return Const(-3.0e38, Origin(node, "torch.finfo(...).min"), finfo=True)
+        if attr in ("mT", "T", "mH"):
+            return _Transposed(Origin(node, "transposed"))
+        if attr == "data" and isinstance(base, (Mask, Scores)):
+            return base
+        if attr == "attention_mask":
+            named = mask_from_name(attr, node)
+            return named.but(batch=True) if named is not None else None
+        return None
+
+    def unary(self, node: ast.UnaryOp) -> _Any | None:
+        """``-c`` and ``~mask``."""
+        value = self.ev(node.operand)
+        if isinstance(node.op, ast.USub) and isinstance(value, Const):
+            return dataclasses.replace(value, value=-value.value)
+        if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
+            return self.invert(value, node)
+        return None
+
+    def invert(self, mask: Mask, node: ast.AST) -> Mask:
+        """``~mask``: the other meaning for a Boolean mask, a finding for any other dtype."""
+        expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
+        if mask.by_name and not mask.batch:
+            # `~` on a name is itself evidence the value is Boolean (on a float it raises):
+            # a parameter's name saying "integer attention_mask" is contradicted here
+            return mask.flipped(Origin(node, "inverted with `~`")).but(dtype="bool")
+        if mask.kind == "additive" or mask.dtype in ("int", "float"):
+            fact = (mask.says(), mask.origin)
+            if mask.by_name:
+                self.hit("AM702", node, expects, [fact])
+            else:
+                self.hit("AM701", node, expects, [fact])
+            return mask.flipped(Origin(node, "inverted")).but(dtype=mask.dtype)
+        return mask.flipped(Origin(node, "inverted with `~`"))
+
+    def comparison(self, node: ast.Compare) -> _Any | None:
+        """``ids == pad``, ``mask == 0``, ``mask > 0``: a Boolean mask and its meaning."""
+        left = self.ev(node.left)
+        rights = [self.ev(comparator) for comparator in node.comparators]
+        if len(node.ops) != 1:
+            return None
+        operator = node.ops[0]
+        right_node = node.comparators[0]
+        right = rights[0]
+        equal = isinstance(operator, ast.Eq)
+        unequal = isinstance(operator, ast.NotEq)
+        if equal or unequal:
+            for side in (node.left, right_node):
+                name = last_name(side)
+                if name is not None and "pad" in name.lower():
+                    meaning: Meaning = "forbidden" if equal else "allowed"
+                    return Mask(
+                        "mask",
+                        Origin(node, ""),
+                        dtype="bool",
+                        meaning=meaning,
+                        key_padding=True,
+                        ndim=2,
+                    )
+        if (
+            isinstance(left, Mask)
+            and left.kind == "mask"
+            and isinstance(right, Const)
+            and right.value in (0.0, 1.0)
+        ):
+            flip = (equal and right.value == 0.0) or (unequal and right.value == 1.0)
+            keep = (equal and right.value == 1.0) or (unequal and right.value == 0.0)
+            keep = keep or (isinstance(operator, ast.Gt) and right.value == 0.0)
+            if flip:
+                return left.flipped(Origin(node, "")).but(dtype="bool")
+            if keep:
+                return left.but(dtype="bool", origin=Origin(node, ""), hf=False)
+        if isinstance(left, Mask) and left.kind == "additive" and isinstance(right, Const):
+            return Mask("mask", Origin(node, "a comparison"), dtype="bool")
+        return None
+
+    def subscript(self, node: ast.Subscript) -> _Any | None:
+        """``m[:, None, :]``: the mask's new number of axes and where its key axis went."""
+        base = self.ev(node.value)
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for element in elements:
+            if not isinstance(element, ast.Slice):
+                self.ev(element)
+        if len(elements) == 1 and string_literal(elements[0]) == "attention_mask":
+            named = mask_from_name("attention_mask", node)
+            return named.but(batch=True) if named is not None else None
+        if isinstance(base, Scores):
+            return base
+        if not isinstance(base, Mask):
+            return None
+        new_axes = sum(1 for element in elements if is_none(element))
+        ellipsis = any(
+            isinstance(element, ast.Constant) and element.value is Ellipsis for element in elements
+        )
+        integers = sum(
+            1
+            for element in elements
+            if not isinstance(element, ast.Slice)
+            and not is_none(element)
+            and not (isinstance(element, ast.Constant) and element.value is Ellipsis)
+        )
+        consumed = sum(1 for element in elements if not is_none(element))
+        key_last = base.key_last
+        # a trailing None moves the key axis only when every axis was named before it
+        if is_none(elements[-1]) and (
+            ellipsis or (base.ndim is not None and consumed >= base.ndim)
+        ):
+            key_last = False
+        ndim = base.ndim + new_axes - integers if base.ndim is not None else None
+        return base.but(key_last=key_last, ndim=ndim)
+
+    # -- binary operations -----------------------------------------------------------------------
+
+    def binary(
+        self,
+        left_node: ast.AST,
+        operator: ast.operator,
+        right_node: ast.AST,
+        node: ast.AST,
+    ) -> _Any | None:
+        """A binary operation: scores (``q @ kᵀ``), scaling, masks added or multiplied."""
+        left = self.ev(left_node)
+        right = self.ev(right_node)
+        origin = Origin(node, "")
+        if isinstance(operator, ast.MatMult):
+            if isinstance(right, _Transposed):
+                return Scores(origin, scaled=isinstance(left, _ScaledTensor))
+            return None
+        if isinstance(operator, ast.Add):
+            return self.add(left, right, left_node, right_node, node)
+        if isinstance(operator, ast.Mult):
+            for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if isinstance(this, Scores):
+                    return self.scaled(this, other, other_node, divide=False)
+                if (
+                    isinstance(this, Weights)
+                    and this.unmasked
+                    and isinstance(other, Mask)
+                    and not other.by_name
+                ):
+                    return self.after_softmax(this, node, other)
+                if isinstance(this, Mask) and isinstance(other, Const):
+                    return self.penalty(this, other, node)
+            if isinstance(left, Scale):
+                return left
+            if isinstance(right, Scale):
+                return right
+            return _ScaledTensor(origin)
+        if isinstance(operator, ast.Div):
+            if isinstance(left, Scores):
+                return self.scaled(left, right, right_node, divide=True)
+            if isinstance(left, Weights):
+                if left.masked_at is not None:
+                    self.pending.pop(id(left.masked_at.node), None)
+                return Weights(left.origin, unmasked=left.unmasked)
+            if isinstance(left, Const) and isinstance(right, Scale):
+                return Scale(origin, right.width, inverted=not right.inverted)
+            return _ScaledTensor(origin)
+        if isinstance(operator, ast.Sub):
+            if (
+                isinstance(left, Const)
+                and left.value == 1.0
+                and isinstance(right, Mask)
+                and right.kind == "mask"
+            ):
+                return right.flipped(origin).but(dtype=right.dtype or "float")
+            return None
+        if isinstance(operator, ast.Pow) and isinstance(right, Const):
+            width = None if has_division(left_node) else scale_from_name(names_in(left_node))
+            if right.value == -0.5:
+                return Scale(origin, width, inverted=False)
+            if right.value == 0.5:
+                return Scale(origin, width, inverted=True)
+            return None
+        if isinstance(operator, (ast.BitAnd, ast.BitOr)):
+            return self.combine(left, right, node)
+        return None
+
+    def combine(self, left: _Any | None, right: _Any | None, node: ast.AST) -> _Any | None:
+        """``a & b`` / ``a | b`` of two masks."""
+        if isinstance(left, Mask) and isinstance(right, Mask):
+            meaning = left.meaning if left.meaning == right.meaning else None
+            query_and_key = None
+            if (
+                left.key_padding
+                and right.key_padding
+                and not left.by_name
+                and left.key_last != right.key_last
+            ):
+                query_and_key = Origin(node, "")
+            # a padding mask on the query axis combined with a mask of no padding (a causal
+            # triangle) keeps its wrong axis
+            moved = [
+                term
+                for term, other in ((left, right), (right, left))
+                if term.moved_at is not None and not term.key_last and not other.key_padding
+            ]
+            return Mask(
+                "mask",
+                Origin(node, ""),
+                dtype="bool",
+                meaning=meaning,
+                by_name=left.by_name and right.by_name,
+                query_and_key=query_and_key,
+                key_padding=bool(moved),
+                key_last=not moved,
+                moved_at=moved[0].moved_at if moved else None,
+            )
+        return None
+
+    def add(
+        self,
+        left: _Any | None,
+        right: _Any | None,
+        left_node: ast.AST,
+        right_node: ast.AST,
+        node: ast.AST,
+    ) -> _Any | None:
+        """``x + y``: a mask added to scores, or two additive masks summed."""
+        if isinstance(left, Mask) and isinstance(right, Mask):
+            if left.kind == right.kind == "additive":
+                if left.finfo_terms and right.finfo_terms and not _frees_the_diagonal(left, right):
+                    self.hit(
+                        "AM204",
+                        node,
+                        "each term may be torch.finfo(dtype).min; their sum overflows to -inf",
+                        [
+                            ("a torch.finfo(...).min penalty", left.origin),
+                            ("a torch.finfo(...).min penalty", right.origin),
+                        ],
+                    )
+                return left.but(finfo_terms=left.finfo_terms + right.finfo_terms)
+            return None
+        for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+            if isinstance(this, Scores):
+                if isinstance(other, Mask):
+                    self.additive_sink(other, other_node, "scores + mask adds the mask's values")
+                return dataclasses.replace(this, masked=True)
+        return None
+
+    def penalty(self, mask: Mask, const: Const, node: ast.AST) -> _Any | None:
+        """``mask * -1e9``: a 0/1 mask turned into an additive penalty where it is 1."""
+        if const.value > PENALTY and not const.finfo:
+            return None
+        if mask.kind == "additive":
+            return None
+        self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
+        return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(const.finfo))
+
+    def after_softmax(self, weights: Weights, node: ast.AST, mask: Mask | None) -> Weights:
+        """A mask applied to softmax weights: reported only if no renormalisation follows."""
+        found = self.hit(
+            "AM401",
+            node,
+            "a mask belongs on the scores, before the softmax; after it a row no longer sums to 1",
+            [("attention weights (softmax output)", weights.origin)]
+            + ([(mask.says(), mask.origin)] if mask is not None else []),
+        )
+        self.hits.remove(found)
+        self.pending[id(node)] = found
+        return Weights(weights.origin, masked_at=Origin(node, ""), unmasked=True)
+
+    # -- calls -----------------------------------------------------------------------------------
+
+    def call(self, node: ast.Call) -> _Any | None:
+        """A call: each API the rules know, by its qualified name or method name."""
+        func = node.func
+        args = self.args(node)
+        qualified = self.qualname(func)
+        method = func.attr if isinstance(func, ast.Attribute) else None
+        receiver: _Any | None = None
+        if method is not None and qualified is None and isinstance(func, ast.Attribute):
+            receiver = self.ev(func.value)
+        elif qualified is None:
+            receiver = self.ev(func)
+        values = [self.ev(arg.value) for arg in args]
+        origin = Origin(node, "")
+        short = qualified.rsplit(".", 1)[-1] if qualified else None
+
+        if qualified is None and (
+            isinstance(func, ast.Name)
+            or (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Name)
+                and func.value.id == "self"
+            )
+        ):
+            callee = self.ev(func)
+            if isinstance(callee, Module):
+                return self.module_call(callee, node, values)
+            called = func.id if isinstance(func, ast.Name) else method
+            helper = self.defs.get(called) if called is not None else None
+            if callee is None and helper is not None:
+                read, value = self.specialise(
+                    helper, node, values, method=isinstance(func, ast.Attribute)
+                )
+                return value if read else self.summary(helper)
+        if method == "register_buffer" and len(args) >= 2:
+            name = string_literal(args[0].value)
+            if name is not None and values[1] is not None:
+                self.attributes[-1][name] = values[1]
+            return None
+        if qualified in SOFTMAX or (method == "softmax" and qualified is None):
+            subject = receiver if method == "softmax" and qualified is None else None
+            offset = 0 if subject is not None else 1
+            if subject is None and values:
+                subject = values[0]
+            return self.softmax(node, subject, offset)
+        if qualified == SDPA:
+            self.sdpa(node, values)
+            return None
+        if qualified in OWN_SDPA:
+            arg, value = self.argument(node, values, 3, "allowed")
+            # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
+            if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
+                self.allowed_sink(value, arg, "attention.scaled_dot_product_attention(allowed=…)")
+            return None
+        if qualified == MHA_FORWARD:
+            for keyword in ("key_padding_mask", "attn_mask"):
+                arg, value = self.argument(node, values, None, keyword)
+                if arg is not None and isinstance(value, Mask):
+                    self.forbidden_sink(value, arg, f"F.multi_head_attention_forward({keyword}=…)")
+            return None
+        if short == "Softmax" and qualified and qualified.startswith("torch.nn"):
+            arg, _ = self.argument(node, values, 0, "dim")
+            dim = int_literal(arg.value) if arg is not None else None
+            return Module("softmax", False, origin, dim=dim, implicit=arg is None)
+        if short in MODULES and qualified and qualified.startswith("torch.nn"):
+            return self.construct(MODULES[short], node, values)
+        if qualified == "torch.nn.Embedding":
+            return Module("embedding", False, origin)
+        if method in ("masked_fill", "masked_fill_") or qualified == "torch.masked_fill":
+            filled = args
+            if qualified == "torch.masked_fill":
+                receiver, values = (values[0] if values else None), values[1:]
+                filled = args[1:]
+            return self.masked_fill(node, receiver, filled, values, func)
+        if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
+            return self.triangle(node, qualified, receiver, values)
+        if method in ("float", "double") and not args and not isinstance(receiver, Mask):
+            # float32 (or float64) by construction: a fill of -1e9 fits there
+            return _Float32(origin)
+        if method in FLOAT_METHODS and isinstance(receiver, Scores):
+            return receiver
+        if method in FLOAT_METHODS or method == "type_as":
+            return _retype(receiver, "float", origin)
+        if method in INT_METHODS:
+            return _retype(receiver, "int", origin)
+        if method == "bool":
+            return _retype(receiver, "bool", origin)
+        if method in ("to", "type") and isinstance(receiver, Mask):
+            return self.convert(receiver, node)
+        if method == "logical_not" or qualified == "torch.logical_not":
+            subject = receiver if method == "logical_not" else (values[0] if values else None)
+            return self.invert(subject, node) if isinstance(subject, Mask) else None
+        if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
+            axis = int_literal(args[0].value) if args else None
+            last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
+            ndim = receiver.ndim + 1 if receiver.ndim is not None else None
+            moved = receiver.moved_at
+            if last and receiver.key_last and receiver.key_padding:
+                moved = origin
+            return receiver.but(key_last=receiver.key_last and not last, ndim=ndim, moved_at=moved)
+        if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
+            return receiver
+        if method in ("view", "reshape") and isinstance(receiver, Mask):
+            return receiver.but(key_padding=False, ndim=len(args) or None)
+        if method in ("view", "reshape") and isinstance(receiver, Scores):
+            # a new shape: as many axes as sizes given (a single argument may be a whole shape)
+            ndim = len(args) if len(args) >= 2 else None
+            return dataclasses.replace(receiver, ndim=ndim)
+        if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
+            return receiver
+        if method == "repeat" and isinstance(receiver, Mask):
+            return self.repeat(receiver, node)
+        if (
+            method in ("eq", "ne")
+            and len(values) == 1
+            and isinstance(receiver, Mask)
+            and receiver.kind == "mask"
+            and isinstance(values[0], Const)
+            and values[0].value in (0.0, 1.0)
+        ):
+            flip = (method == "eq") == (values[0].value == 0.0)
+            if flip:
+                return receiver.flipped(origin).but(dtype="bool")
+            return receiver.but(dtype="bool", origin=origin, hf=False)
+        if method in ("eq", "ne") and args:
+            pad = last_name(args[0].value)
+            if pad is not None and "pad" in pad.lower():
+                polarity: Meaning = "forbidden" if method == "eq" else "allowed"
+                return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
+            return None
+        if method in SCALING_METHODS and args:
+            if isinstance(receiver, Scores):
+                divide = method.startswith("div")
+                return self.scaled(receiver, values[0], args[0].value, divide=divide)
+            if not isinstance(receiver, Mask):
+                return _ScaledTensor(origin)
+        if method in ("transpose", "permute", "swapaxes"):
+            return _Transposed(origin)
+        if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
+            if len(values) >= 2 and isinstance(values[1], _Transposed):
+                return Scores(
+                    origin,
+                    scaled=isinstance(values[0], _ScaledTensor),
+                    ndim=3 if short == "bmm" else None,  # bmm: [B, L, S] exactly
+                )
+            return None
+        if qualified == "torch.einsum":
+            return _einsum(args, values, origin)
+        if (
+            short in ("cat", "concat", "concatenate")
+            and qualified
+            and qualified.startswith("torch")
+        ):
+            first = args[0].value if args else None
+            if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
+                return KeyCat(origin)
+            return None
+        if qualified == "torch.where" and len(values) == 3:
+            return self.where(node, values)
+        if qualified == "torch.finfo":
+            return _Finfo(origin)
+        if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
+            if values[1].finfo:
+                return Mask("additive", origin, dtype="float", finfo_terms=1)
+            return None
+        if short in CONSTRUCTORS and qualified and qualified.startswith("torch"):
+            return _Created(origin, self.created_dtype(node, like=short.endswith("_like")))
+        if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
+            argument = args[0].value if args else None
+            width = (
+                None
+                if argument is None or has_division(argument)
+                else scale_from_name(names_in(argument))
+            )
+            # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
+            reciprocal = (
+                isinstance(argument, ast.BinOp)
+                and isinstance(argument.op, ast.Div)
+                and isinstance(argument.left, ast.Constant)
+                and argument.left.value == 1
+            )
+            return Scale(origin, width, inverted=not reciprocal)
+        if qualified == "builtins.float" or (isinstance(func, ast.Name) and func.id == "float"):
+            text = string_literal(args[0].value) if args else None
+            if text is not None:
+                text = text.strip().lower()
+                if text in ("-inf", "inf", "+inf", "-infinity", "infinity"):
+                    return Const(float(text), Origin(node, "infinity"))
+                try:
+                    return Const(float(text), Origin(node, "a constant"))
+                except ValueError:
+                    return None
+            if values and isinstance(values[0], Const):
+                return values[0]
+            return None
+        if (short is not None and short.endswith("generate_square_subsequent_mask")) or (
+            method == "generate_square_subsequent_mask"
+        ):
+            return Mask(
+                "additive",
+                Origin(node, "0 on and below the diagonal, -inf above"),
+                dtype="float",
+                true_set=Triangle(lower=False, diagonal=1),
+            )
+        if short in CONVENTIONS and qualified and qualified.startswith("attention"):
+            meaning, key_padding = CONVENTIONS[short]
+            return Mask(
+                "mask",
+                Origin(node, f"attention.{short} returns {meaning}"),
+                dtype="bool",
+                meaning=meaning,  # type: ignore[arg-type]
+                key_padding=key_padding,
+                ndim=2 if key_padding else None,
+            )
+        if (
+            short == "allowed_to_hf_attention_mask"
+            and qualified
+            and qualified.startswith("attention")
+        ):
+            return Mask("mask", origin, "int", "allowed", key_padding=True, ndim=2, hf=True)
+        if short in ADDITIVE_CONVENTIONS and qualified and qualified.startswith("attention"):
+            return Mask("additive", origin, dtype="float")
+        if short == "attention_scores" and qualified and qualified.startswith("attention"):
+            return Scores(origin, scaled=True)
+        if (
+            short in ("create_block_mask", "create_mask")
+            and qualified
+            and ("flex_attention" in qualified)
+        ):
+            if args:
+                self.mask_mod(args[0].value)
+            return None
+        if isinstance(receiver, Module) and receiver.kind == "embedding":
+            return Embedded(origin)
+        return None
+
+    def argument(
+        self, node: ast.Call, values: list[_Any | None], position: int | None, keyword: str
+    ) -> tuple[Arg | None, _Any | None]:
+        """The argument at ``position`` or given as ``keyword``, and its value."""
+        for index, arg in enumerate(self.args(node)):
+            if arg.keyword == keyword:
+                return arg, values[index]
+            if arg.keyword is None and arg.star == "" and index == position:
+                return arg, values[index]
+        return None, None
+
+    def construct(self, kind: str, node: ast.Call, values: list[_Any | None]) -> Module:
+        """A constructed ``nn.MultiheadAttention`` / ``nn.Transformer*`` module."""
+        batch_first = False
+        for arg in self.args(node):
+            if arg.keyword == "batch_first":
+                batch_first = is_true(arg.value)
+        if kind in ("encoder", "decoder") and values and isinstance(values[0], Module):
+            batch_first = values[0].batch_first
+        return Module(kind, batch_first, Origin(node, ""))
+
+    def module_call(self, module: Module, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+        """A call of a constructed module: its mask parameters and its input layout."""
+        if module.kind == "embedding":
+            return Embedded(Origin(node, "an nn.Embedding of token ids: [B, T, E]"))
+        if module.kind == "softmax":
+            subject = values[0] if values else None
+            if not isinstance(subject, Scores):
+                return Weights(origin=Origin(node, "")) if subject is None else None
+            at = module.origin.node
+            dim = module.dim if module.dim is not None or module.implicit else NO_DIM
+            return self.softmax(node, subject, 0, dim=(dim, at))
+        masks = MODULE_MASKS.get(module.kind, {})
+        api = f"nn.{MODULE_CLASSES.get(module.kind, module.kind)}"
+        for keyword, position in masks.items():
+            arg, value = self.argument(node, values, position, keyword)
+            if _padding_name_as_attn_mask(keyword, value):
+                continue
+            if arg is not None and isinstance(value, Mask):
+                self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
+        args = self.args(node)
+        if args and args[0].keyword is None and not args[0].star:
+            first = values[0]
+            query = args[0].value
+            if isinstance(first, Embedded) and not module.batch_first:
+                self.hit(
+                    "AM801",
+                    query,
+                    f"{api} was built without batch_first=True (line of construction below), "
+                    "so it reads its input as [T, B, E]",
+                    [
+                        ("batch first, [B, T, E]", first.origin),
+                        (f"{api} with batch_first=False", module.origin),
+                    ],
+                )
+            elif (
+                module.batch_first
+                and isinstance(query, ast.Call)
+                and isinstance(query.func, ast.Attribute)
+                and query.func.attr == "transpose"
+                and [int_literal(a.value) for a in self.args(query)] in ([0, 1], [1, 0])
+            ):
+                self.hit(
+                    "AM801",
+                    query,
+                    f"{api} was built with batch_first=True and reads [B, T, E]; the input was "
+                    "transposed to [T, B, E]",
+                    [(f"{api} with batch_first=True", module.origin)],
+                )
+        return None
+
+    def sdpa(self, node: ast.Call, values: list[_Any | None]) -> None:
+        """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
+        api = "F.scaled_dot_product_attention"
+        arg, mask = self.argument(node, values, 3, "attn_mask")
+        causal_arg, _ = self.argument(node, values, 5, "is_causal")
+        causal = causal_arg is not None and is_true(causal_arg.value)
+        if arg is not None and not is_none(arg.value):
+            if isinstance(mask, Mask):
+                self.allowed_sink(mask, arg, f"{api}(attn_mask=…)")
+            if causal and causal_arg is not None:
+                self.hit(
+                    "AM301",
+                    causal_arg,
+                    f"{api} refuses or ignores attn_mask with is_causal=True, depending on the "
+                    "release and backend: pass one of them (fold the causal mask into attn_mask)",
+                )
+        if causal and causal_arg is not None:
+            query, key = [*values, None, None][:2]
+            if isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+                self.hit(
+                    "AM302",
+                    causal_arg,
+                    "is_causal=True aligns the triangle to the top left: with fewer queries than "
+                    "keys (L < S, a decode step) query i sees keys 0..i only",
+                    [("keys with a cache prepended: S > L", key.origin)],
+                )
+        scale_arg, scale = self.argument(node, values, 6, "scale")
+        if scale_arg is not None:
+            self.scale_check(scale, scale_arg.value, divide=False)
+
+    def softmax(
+        self,
+        node: ast.Call,
+        subject: _Any | None,
+        offset: int,
+        dim: tuple[int | None, ast.AST] | None = None,
+    ) -> _Any | None:
+        """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
+        if not isinstance(subject, Scores):
+            return Weights(Origin(node, "")) if subject is None else None
+        for pending in subject.pending:
+            if isinstance(pending, Hit) and pending not in self.hits:
+                self.hits.append(pending)
+        at: ast.AST | Arg
+        if dim is None:
+            dim_arg = None
+            for index, arg in enumerate(self.args(node)):
+                if arg.keyword == "dim" or (arg.keyword is None and index == offset):
+                    dim_arg = arg
+            at = dim_arg if dim_arg is not None else node
+            axis = int_literal(dim_arg.value) if dim_arg is not None else None
+            implicit = dim_arg is None
+        else:
+            axis, at = dim
+            implicit = axis is None
+            axis = None if axis == NO_DIM else axis
+        self.axis_check(subject, axis, at, implicit=implicit)
+        if (
+            not subject.scaled
+            # without heads, unscaled dot-product scores are a design (Luong's attention)
+            and self.multi_head()
+            and not self.names_a_scale()
+            and not any(word in self.enclosing_text().lower() for word in SCALE_WORDS)
+        ):
+            self.hit(
+                "AM501",
+                node,
+                "scores are divided by √(head size) before the softmax (SDPA's default scale)",
+                [("unscaled scores q @ kᵀ", subject.origin)],
+            )
+        return Weights(Origin(node, "softmax"), unmasked=not subject.masked)
+
+    def axis_check(
+        self, subject: Scores, dim: int | None, at: ast.AST | Arg, *, implicit: bool
+    ) -> None:
+        """AM402: a softmax over an axis other than the scores' last (the keys)."""
+        if implicit and subject.ndim is not None:
+            # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
+            dim = 0 if subject.ndim in (0, 1, 3) else 1
+            if dim != subject.ndim - 1:
+                self.hit(
+                    "AM402",
+                    at,
+                    f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
+                    "key axis of q @ kᵀ is the last one (dim=-1)",
+                    [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)],
+                )
+            return
+        if dim is None:
+            return
+        wrong = dim < -1 or dim == 0
+        if subject.ndim is not None and dim >= 0:
+            wrong = dim != subject.ndim - 1
+        if wrong:
+            self.hit(
+                "AM402",
+                at,
+                "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
+                "the keys sum to 1",
+                [("scores [..., L, S]", subject.origin)],
+            )
+
+    def enclosing_text(self) -> str:
+        """The source of the innermost class, else function, else module being read."""
+        if not self.classes and not self.functions:
+            return self.source.text
+        node: ast.AST = self.classes[-1] if self.classes else self.functions[-1]
+        key = id(node)
+        if key not in self.texts:
+            self.texts[key] = self.code(node)
+        return self.texts[key]
+
+    def multi_head(self) -> bool:
+        """Whether the code around names a head count: a scale from the width is then wrong."""
+        return HEAD_COUNT.search(self.enclosing_text()) is not None
+
+    def names_a_scale(self) -> bool:
+        """Whether the function being read names a scale anywhere."""
+        function = self.functions[-1] if self.functions else None
+        if function is None:
+            return False
+        key = id(function)
+        if key not in self.scaled_functions:
+            text = self.code(function).lower()
+            self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
+        return self.scaled_functions[key]
+
+    def scaled(self, scores: Scores, scale: _Any | None, node: ast.AST, *, divide: bool) -> Scores:
+        """Scores times (or over) a scale; a finding about the scale waits for a softmax."""
+        before = len(self.hits)
+        self.scale_check(scale, node, divide=divide)
+        found = tuple(self.hits[before:])
+        del self.hits[before:]
+        return dataclasses.replace(scores, scaled=True, pending=scores.pending + found)
+
+    def scale_check(self, scale: _Any | None, node: ast.AST, *, divide: bool) -> None:
+        """A scale of the wrong power, or built from the width in multi-head code."""
+        if not isinstance(scale, Scale):
+            return
+        if scale.inverted != divide:
+            how = "multiplies the scores by" if scale.inverted else "divides the scores by"
+            self.hit(
+                "AM503",
+                node,
+                f"the scale is 1/√(head size); this {how} the wrong power of it",
+                [("√d" if scale.inverted else "1/√d", scale.origin)],
+            )
+        elif scale.width is not None and self.multi_head():
+            self.hit(
+                "AM502",
+                node,
+                "the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
+                "the head count",
+                [(f"built from `{scale.width}`", scale.origin)],
+            )
+
+    def masked_fill(
+        self,
+        node: ast.Call,
+        target: _Any | None,
+        args: list[Arg],
+        values: list[_Any | None],
+        func: ast.AST,
+    ) -> _Any | None:
+        """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
+        mask = values[0] if values else None
+        fill = values[1] if len(values) >= 2 else None
+        if isinstance(target, Weights):
+            if not target.unmasked:
+                # the scores may have been masked before the softmax: zeroing the weights of
+                # fully masked rows after it is a guard, not a second mask
+                return target
+            return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
+        if not isinstance(fill, Const):
+            return _masked(target)
+        fill_arg = args[1]
+        before = len(self.hits)
+        if fill.value <= PENALTY or fill.finfo:
+            if (
+                abs(fill.value) > FLOAT16_MAX
+                and fill.value != float("-inf")
+                and not fill.finfo
+                and not _float32(func)
+                and not isinstance(target, _Float32)
+                and self.attention_context(target, mask, node)
+            ):
+                self.hit(
+                    "AM202",
+                    fill_arg,
+                    "masked_fill converts the fill to the tensor's dtype: float16's largest "
+                    "magnitude is 65504, so this fill raises there (or overflows to -inf)",
+                    fix=self.finfo_fix(func),
+                )
+            if isinstance(mask, Mask):
+                self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
+            if not isinstance(target, Scores):
+                return Mask(
+                    "additive", Origin(node, ""), dtype="float", finfo_terms=int(fill.finfo)
+                )
+        elif isinstance(target, Scores) and fill.value >= NOT_ZEROING:
+            self.hit(
+                "AM203",
+                fill_arg,
+                "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
+                "leaves the masked keys a weight comparable to the others",
+            )
+        if isinstance(target, Scores):
+            # a fill of scores is about attention only if a softmax reads them
+            found = tuple(self.hits[before:])
+            del self.hits[before:]
+            return dataclasses.replace(target, masked=True, pending=target.pending + found)
+        return None
+
+    def where(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+        """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype."""
+        condition, *branches = values
+        for arg, value in zip(self.args(node)[1:], branches, strict=True):
+            other = branches[1] if value is branches[0] else branches[0]
+            if (
+                isinstance(value, Const)
+                and _overflows_float16(value)
+                # two Python numbers give float32, where the value fits
+                and not isinstance(other, Const)
+                and (isinstance(condition, Mask) or isinstance(other, (Scores, Mask)))
+            ):
+                self.hit(
+                    "AM202",
+                    arg.value,
+                    "torch.where gives a Python number the other tensor's dtype: float16's "
+                    "largest magnitude is 65504, so this value becomes -inf there",
+                )
+        return None
+
+    def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
+        """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
+        index = target.slice
+        if not isinstance(value, Const) or isinstance(index, (ast.Tuple, ast.Slice)):
+            return
+        where = self.ev(index)
+        boolean = isinstance(where, Mask) or isinstance(index, ast.Compare)
+        if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+            boolean = True
+        if boolean and _overflows_float16(value):
+            self.hit(
+                "AM202",
+                value_node,
+                "an index assignment converts the value to the tensor's dtype: float16's largest "
+                "magnitude is 65504, so this value becomes -inf there",
+            )
+
+    def attention_context(self, target: _Any | None, mask: _Any | None, node: ast.Call) -> bool:
+        """Whether a fill is of attention scores or a mask, as far as the code or names show."""
+        if isinstance(target, (Scores, Mask)) or isinstance(mask, (Mask, Scores)):
+            return True
+        parts: list[ast.AST] = [arg.value for arg in self.args(node)]
+        if isinstance(node.func, ast.Attribute):
+            parts.append(node.func.value)
+        words = " ".join(name for part in parts for name in names_in(part)).lower()
+        return any(word in words for word in ATTENTION_WORDS)
+
+    def finfo_fix(self, func: ast.AST) -> str | None:
+        """The safe rewrite of an overflowing fill: ``torch.finfo(x.dtype).min``."""
+        torch = next((local for local, name in self.imports.items() if name == "torch"), None)
+        if torch is None or not isinstance(func, ast.Attribute):
+            return None
+        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+            return None
+        return f"{torch}.finfo({self.code(func.value)}.dtype).min"
+
+    def triangle(
+        self,
+        node: ast.Call,
+        qualified: str | None,
+        receiver: _Any | None,
+        values: list[_Any | None],
+    ) -> _Any | None:
+        """``tril`` / ``triu``: a triangular mask and its diagonal."""
+        func = node.func
+        lower = (qualified or "").endswith("tril") or (
+            isinstance(func, ast.Attribute) and func.attr.startswith("tril")
+        )
+        args = self.args(node)
+        source = receiver
+        if qualified is not None:
+            source = values[0] if values else None
+            args = args[1:]
+        diagonal: int | None = 0
+        for index, arg in enumerate(args):
+            if (arg.keyword is None and index == 0) or arg.keyword == "diagonal":
+                diagonal = int_literal(arg.value)
+        if diagonal is None:
+            return None
+        dtype = source.dtype if isinstance(source, _Created) else None
+        if "bool" in self.code(node):
+            dtype = "bool"
+        triangle = Triangle(lower=lower, diagonal=diagonal)
+        name = "tril" if lower else "triu"
+        if isinstance(source, Mask) and source.kind == "additive":
+            return source.but(
+                true_set=triangle, origin=Origin(node, ""), triangle_at=Origin(node, "")
+            )
+        origin = Origin(node, f"{name}(…, diagonal={diagonal})")
+        return Mask("mask", origin, dtype=dtype, true_set=triangle, triangle_at=origin)
+
+    def created_dtype(self, node: ast.Call, *, like: bool) -> Dtype | None:
+        """The dtype a constructor call gives (``dtype=`` or its default)."""
+        for arg in self.args(node):
+            if arg.keyword == "dtype":
+                text = self.code(arg.value)
+                if "bool" in text:
+                    return "bool"
+                if any(word in text for word in ("long", "int", "uint8")):
+                    return "int"
+                return "float" if "float" in text or "half" in text else None
+        return None if like else "float"
+
+    def convert(self, mask: Mask, node: ast.Call) -> _Any | None:
+        """``mask.to(dtype)`` / ``mask.type(dtype)``: the mask's new dtype."""
+        text = " ".join(self.code(arg.value) for arg in self.args(node))
+        if "bool" in text:
+            return _retype(mask, "bool", Origin(node, ""))
+        if any(word in text for word in ("float", "half", "bfloat16", "double", "dtype")):
+            return _retype(mask, "float", Origin(node, ""))
+        if any(word in text for word in ("long", "int", "uint8")):
+            return _retype(mask, "int", Origin(node, ""))
+        return mask
+
+    def repeat(self, mask: Mask, node: ast.Call) -> Mask:
+        """``mask.repeat(H, 1, 1)`` of a 3-D mask: tiled head-major."""
+        literals = [int_literal(arg.value) for arg in self.args(node)]
+        if mask.ndim == 3 and len(literals) == 3 and literals[0] != 1 and literals[1:] == [1, 1]:
+            return mask.but(repeated=Origin(node, ""))
+        return mask
+
+    def mask_mod(self, node: ast.AST) -> None:
+        """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
+        function: _Function | ast.Lambda | None = None
+        if isinstance(node, ast.Lambda):
+            function = node
+        elif isinstance(node, ast.Name):
+            function = self.defs.get(node.id)
+        if function is None:
+            return
+        params = [arg.arg for arg in function.args.args]
+        if len(params) != 4:
+            return
+        body: ast.AST | None = None
+        if isinstance(function, ast.Lambda):
+            body = function.body
+        else:
+            for statement in function.body:
+                if isinstance(statement, ast.Return) and statement.value is not None:
+                    body = statement.value
+        if not isinstance(body, ast.Compare) or len(body.ops) != 1:
+            return
+        left, right = body.left, body.comparators[0]
+        if not (isinstance(left, ast.Name) and isinstance(right, ast.Name)):
+            return
+        q, kv = params[2], params[3]
+        order = {
+            ast.GtE: Triangle(True, 0),
+            ast.Gt: Triangle(True, -1),
+            ast.LtE: Triangle(False, 0),
+            ast.Lt: Triangle(False, 1),
+        }
+        found = order.get(type(body.ops[0]))
+        if found is None:
+            return
+        if (left.id, right.id) == (kv, q):
+            found = {
+                Triangle(True, 0): Triangle(False, 0),
+                Triangle(True, -1): Triangle(False, 1),
+                Triangle(False, 0): Triangle(True, 0),
+                Triangle(False, 1): Triangle(True, -1),
+            }[found]
+        elif (left.id, right.id) != (q, kv):
+            return
+        mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
+        self.allowed_sink(mask, body, "flex_attention's mask_mod (True = may attend)")
+
+    # -- sinks -----------------------------------------------------------------------------------
+
+    def fact(self, mask: Mask) -> tuple[str, Origin]:
+        """What a mask is and where that came from, for a finding."""
+        return (mask.says(), mask.origin)
+
+    def sink_text(self, node: ast.AST | Arg) -> str:
+        """The short text of the expression a mask is passed as."""
+        return _short(self.code(node.value if isinstance(node, Arg) else node))
+
+    def triangle_check(
+        self, allowed: Triangle, mask: Mask, node: ast.AST | Arg, reads: str, flip_code: str
+    ) -> None:
+        """A triangle read as allowed: causal, the future, or neither."""
+        if allowed == CAUSAL:
+            return
+        if allowed == CAUSAL.complement():
+            self.hit(
+                flip_code,
+                node,
+                f"{reads}; a causal mask allows the past, {CAUSAL.describe()}",
+                [self.fact(mask)],
+            )
+        else:
+            sink = node.value if isinstance(node, Arg) else node
+            if mask.triangle_at is not None and mask.triangle_at.node is not sink:
+                # neither polarity makes this triangle causal: the finding goes where it is
+                # built, which is what needs changing
+                reads = f"{reads} (`{self.sink_text(node)}`)"
+                node = mask.triangle_at.node
+            self.hit(
+                "AM303",
+                node,
+                f"{reads}; so this mask allows {allowed.describe()[5:]}, not the causal "
+                f"{CAUSAL.describe()[5:]}",
+                [self.fact(mask)],
+            )
+
+    def allowed_sink(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
+        """A mask where True means may attend (SDPA, the package's own API)."""
+        reads = f"{api} reads a Boolean mask as True = may attend"
+        if mask.kind == "additive":
+            return
+        if mask.dtype == "float":
+            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
+            return
+        if mask.dtype == "int":
+            return
+        if mask.true_set is not None:
+            self.triangle_check(mask.true_set, mask, node, reads, "AM101")
+            return
+        if mask.meaning == "forbidden":
+            self.hit("AM105" if mask.by_name else "AM101", node, reads, [self.fact(mask)])
+            return
+        self.layout_check(mask, node, api)
+
+    def forbidden_sink(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
+        """A mask where True means masked out (MHA, the Transformer modules)."""
+        reads = f"{api} reads a Boolean mask as True = masked out"
+        if mask.repeated is not None:
+            where: ast.AST | Arg = node
+            at = api
+            sink = node.value if isinstance(node, Arg) else node
+            if mask.repeated.node is not sink:
+                # the repeat is what needs changing (to repeat_interleave)
+                at = f"{api} (`{self.sink_text(node)}`)"
+                where = mask.repeated.node
+            self.hit(
+                "AM802",
+                where,
+                f"{at} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
+                "lays it out h·B + b, so heads get other batch items' masks",
+                [("a [B, L, S] mask tiled with repeat", mask.repeated)],
+            )
+        if mask.kind == "additive":
+            return
+        if mask.dtype == "float" and not mask.hf:
+            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
+            return
+        self.polarity_forbidden(mask, node, reads, hf_code="AM103")
+        self.layout_check(mask, node, api)
+
+    def penalty_sink(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
+        """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``)."""
+        if mask.dtype == "float" and mask.hf and not mask.by_name:
+            return
+        if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
+            # masked_fill takes Boolean masks only (an integer one raises): what is passed as it
+            # is here is not the integer mask its name suggests
+            return
+        self.polarity_forbidden(mask, node, reads, hf_code="AM104")
+        self.layout_check(mask, node, reads)
+
+    def polarity_forbidden(self, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str) -> None:
+        """A mask read as True = masked out: its polarity and triangle."""
+        if mask.true_set is not None:
+            self.triangle_check(mask.true_set.complement(), mask, node, reads, "AM102")
+            return
+        if mask.meaning != "allowed":
+            return
+        if mask.hf and mask.by_name:
+            self.hit(hf_code, node, reads, [self.fact(mask)])
+        elif mask.by_name:
+            self.hit("AM105", node, reads, [self.fact(mask)])
+        else:
+            self.hit("AM102", node, reads, [self.fact(mask)])
+
+    def additive_sink(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
+        """A mask added to the scores: a 0/1 mask forbids nothing."""
+        if mask.kind == "additive":
+            return
+        # an HF `attention_mask` added as it is: inside attention layers that name usually holds
+        # the already expanded additive mask, so the name proves nothing here
+        # an unknown dtype proves nothing: `x.new([-inf]).triu()` is a triangle of penalties
+        if not mask.by_name and mask.dtype in ("float", "bool"):
+            self.hit(
+                "AM201",
+                node,
+                f"{reads}: a 0/1 mask adds 1.0 or 0.0, it forbids nothing",
+                [self.fact(mask)],
+            )
+
+    def layout_check(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
+        """A padding mask whose key axis is not last, or padding on both axes."""
+        if mask.key_padding and not mask.key_last and not mask.by_name:
+            sink = node.value if isinstance(node, Arg) else node
+            if mask.moved_at is not None and mask.moved_at.node is not sink:
+                # the unsqueeze that put the keys on the query axis is what needs changing
+                api = f"{api} (`{self.sink_text(node)}`)"
+                node = mask.moved_at.node
+            self.hit(
+                "AM601",
+                node,
+                f"{api} broadcasts a padding mask over the queries only when its key axis is "
+                "last ([B, 1, 1, S] or [B, 1, S]); here it lies on the query axis, so padded "
+                "queries' rows have no allowed key",
+                [self.fact(mask)],
+            )
+        elif mask.query_and_key is not None:
+            self.hit(
+                "AM602",
+                node,
+                f"{api}: a padded query's row then has no allowed key, whose result is NaN "
+                "(softmax, MHA with weights) or zeros (SDPA)",
+                [("padding on both the query and the key axis", mask.query_and_key)],
+            )
+
+
+def _frees_the_diagonal(*terms: Mask) -> bool:
+    """Whether a term penalises only strictly above (or below) the diagonal: a causal mask.
+
+    Its diagonal stays finite in the sum, so no row becomes all -inf and the softmax stays finite.
+    """
+    for term in terms:
+        penalised = term.true_set
+        if penalised is not None and (
+            (not penalised.lower and penalised.diagonal >= 1)
+            or (penalised.lower and penalised.diagonal <= -1)
+        ):
+            return True
+    return False
+
+
+def _padding_name_as_attn_mask(keyword: str, value: _Any | None) -> bool:
+    """Whether a padding mask by its name goes where an ``attn_mask`` is read.
+
+    A ``[B, S]`` padding mask cannot be an ``attn_mask`` (``[L, S]`` or ``[B·H, L, S]``): where
+    it goes contradicts its name.
+    """
+    return (
+        keyword in ("attn_mask", "src_mask", "tgt_mask", "memory_mask", "mask")
+        and isinstance(value, Mask)
+        and value.by_name
+        and value.key_padding
+    )
+
+
+def _guard(test: ast.AST) -> _Guard | None:
+    """What an ``if`` test says about a name's dtype, or None.
+
+    ``(name, "bool" | "float", positive)`` for ``name.dtype == torch.bool`` (``is``, ``!=``,
+    ``is not``, ``not …``) and ``name.is_floating_point()``.
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _guard(test.operand)
+        return None if inner is None else (inner[0], inner[1], not inner[2])
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        left, right = test.left, test.comparators[0]
+        operator = test.ops[0]
+        if isinstance(right, ast.Attribute) and right.attr == "dtype":
+            left, right = right, left
+        if (
+            isinstance(left, ast.Attribute)
+            and left.attr == "dtype"
+            and isinstance(left.value, ast.Name)
+            and isinstance(right, ast.Attribute)
+            and right.attr == "bool"
+        ):
+            if isinstance(operator, (ast.Eq, ast.Is)):
+                return (left.value, "bool", True)
+            if isinstance(operator, (ast.NotEq, ast.IsNot)):
+                return (left.value, "bool", False)
+        return None
+    if (
+        isinstance(test, ast.Call)
+        and isinstance(test.func, ast.Attribute)
+        and test.func.attr == "is_floating_point"
+    ):
+        subject = test.func.value
+        if not test.args and isinstance(subject, ast.Name):
+            return (subject, "float", True)
+        if len(test.args) == 1 and isinstance(test.args[0], ast.Name):
+            return (test.args[0], "float", True)
+    return None
+
+
+def _leaves(body: Sequence[ast.stmt]) -> bool:
+    """Whether a block always ends in ``return`` or ``raise``."""
+    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
+
+
+def _parameters(node: _Function) -> dict[str, _Any]:
+    arguments = node.args
+    found: dict[str, _Any] = {}
+    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
+        text = "" if arg.annotation is None else " ".join(names_in(arg.annotation))
+        boolean = "BoolTensor" in text or text.startswith("Bool")
+        found[arg.arg] = BOOL_PARAM if boolean else PARAM
+    return found
+
+
+def _returned(returned: list[_Any | None]) -> _Any | None:
+    """What every ``return`` of a function agrees on (None when nothing is known)."""
+    if not returned:
+        return None
+    value = _shared([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
+    return None if isinstance(value, (_Unknown, _Param)) else value
+
+
+def _overflows_float16(const: Const) -> bool:
+    return abs(const.value) > FLOAT16_MAX and not math.isinf(const.value) and not const.finfo
+
+
+def _masked(target: _Any | None) -> _Any | None:
+    return dataclasses.replace(target, masked=True) if isinstance(target, Scores) else None
+
+
+def _float32(func: ast.AST) -> bool:
+    """``x.float().masked_fill(…)``: the tensor filled is float32 (or float64) by construction."""
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+        return False
+    inner = func.value.func
+    return isinstance(inner, ast.Attribute) and inner.attr in ("float", "double")
+
+
+def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
+    """What the states agree on, name by name; a name they disagree on is UNKNOWN.
+
+    Scores stay scores on every path: scaled if scaled on all, masked if masked on any, with
+    the pending findings of each.
+    """
+    joined: dict[str, _Any] = {}
+    for name in dict.fromkeys(name for state in states for name in state):
+        values = [state.get(name) for state in states]
+        first = values[0]
+        if all(value is first for value in values):
+            if first is not None:
+                joined[name] = first
+        elif isinstance(first, Mask) and all(
+            isinstance(value, Mask) and value.but(origin=first.origin) == first for value in values
+        ):
+            joined[name] = first
+        elif all(isinstance(value, Scores) for value in values):
+            scores = [value for value in values if isinstance(value, Scores)]
+            pending = tuple(dict.fromkeys(hit for one in scores for hit in one.pending))
+            joined[name] = dataclasses.replace(
+                scores[0],
+                scaled=all(one.scaled for one in scores),
+                ndim=scores[0].ndim if all(one.ndim == scores[0].ndim for one in scores) else None,
+                masked=any(one.masked for one in scores),
+                pending=pending,
+            )
+        else:
+            joined[name] = UNKNOWN
+    return joined
+
+
+def _retype(value: _Any | None, dtype: str, origin: Origin) -> _Any | None:
+    if not isinstance(value, Mask):
+        return None
+    if value.kind == "additive" and dtype == "bool":
+        return Mask(
+            "mask",
+            origin,
+            "bool",
+            true_set=value.true_set,
+            meaning="forbidden" if value.true_set is None else None,
+        )
+    return value.but(dtype=dtype) if value.kind == "mask" else value
+
+
+def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any | None:
+    equation = string_literal(args[0].value) if len(args) == 3 else None
+    if equation is None:
+        return None
+    equation = equation.replace(" ", "")
+    if "->" not in equation:
+        return None
+    inputs, output = equation.split("->")
+    parts = inputs.split(",")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return None
+    contracted = parts[0][-1]
+    last = output.replace(".", "")[-1:] if output.replace(".", "") else ""
+    key_last = last in parts[1] and last not in parts[0]
+    if parts[1][-1] == contracted and contracted not in output:
+        if not key_last:
+            return None
+        return Scores(
+            origin, scaled=isinstance(values[1], _ScaledTensor), ndim=len(output.replace(".", ""))
+        )
+    return None
+
+
+def _short(code: str, limit: int = 60) -> str:
+    one = " ".join(code.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"

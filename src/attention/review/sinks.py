@@ -1,0 +1,119 @@
+"""What the checker knows of the APIs it reads: which argument of which call holds what.
+
+A mask's meaning is decided where it goes: SDPA's ``attn_mask`` reads True as *may attend*
+(allowed), ``nn.MultiheadAttention`` and the ``nn.Transformer*`` modules read True as *masked
+out* (forbidden) and add a float mask (additive).  These tables say, per API, where each mask
+parameter sits; the package's own converters say which convention they return.  A new API is a
+row here, not a branch in the interpreter.
+
+>>> MODULE_MASKS["mha"]["key_padding_mask"]
+3
+>>> CONVENTIONS["allowed_to_mha_key_padding_mask"]
+('forbidden', True)
+"""
+
+from __future__ import annotations
+
+import re
+
+SDPA = "torch.nn.functional.scaled_dot_product_attention"
+OWN_SDPA = (
+    "attention.scaled_dot_product_attention",
+    "attention.scaled_dot_product.scaled_dot_product_attention",
+)
+NO_DIM = -(2**31)
+"""An ``nn.Softmax`` whose ``dim`` is given but is not a literal: nothing to check."""
+SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
+MODULES = {
+    "MultiheadAttention": "mha",
+    "TransformerEncoderLayer": "encoder_layer",
+    "TransformerEncoder": "encoder",
+    "TransformerDecoderLayer": "decoder_layer",
+    "TransformerDecoder": "decoder",
+    "Transformer": "transformer",
+}
+# keyword → positional index of the masks each module's forward takes (all forbidden / additive)
+MODULE_MASKS: dict[str, dict[str, int | None]] = {
+    "mha": {"key_padding_mask": 3, "attn_mask": 5},
+    "encoder_layer": {"src_mask": 1, "src_key_padding_mask": 2},
+    "encoder": {"mask": 1, "src_key_padding_mask": 2},
+    "decoder_layer": {
+        "tgt_mask": 2,
+        "memory_mask": 3,
+        "tgt_key_padding_mask": 4,
+        "memory_key_padding_mask": 5,
+    },
+    "decoder": {
+        "tgt_mask": 2,
+        "memory_mask": 3,
+        "tgt_key_padding_mask": 4,
+        "memory_key_padding_mask": 5,
+    },
+    "transformer": {
+        "src_mask": 2,
+        "tgt_mask": 3,
+        "memory_mask": 4,
+        "src_key_padding_mask": 5,
+        "tgt_key_padding_mask": 6,
+        "memory_key_padding_mask": 7,
+    },
+}
+CONVENTIONS = {
+    "allowed_to_forbidden": ("forbidden", False),
+    "forbidden_to_allowed": ("allowed", False),
+    "allowed_to_mha_attn_mask": ("forbidden", False),
+    "allowed_to_mha_key_padding_mask": ("forbidden", True),
+    "mha_attn_mask_to_allowed": ("allowed", False),
+    "mha_key_padding_mask_to_allowed": ("allowed", False),
+    "hf_attention_mask_to_allowed": ("allowed", False),
+    "causal_allowed": ("allowed", False),
+    "bidirectional_allowed": ("allowed", False),
+    "prefix_lm_allowed": ("allowed", False),
+    "sliding_window_allowed": ("allowed", False),
+    "block_diagonal_allowed": ("allowed", False),
+    "key_padding_allowed": ("allowed", False),
+    "source_padding_allowed": ("allowed", False),
+    "query_padding_allowed": ("allowed", False),
+    "intersect_allowed": ("allowed", False),
+    "union_allowed": ("allowed", False),
+}
+ADDITIVE_CONVENTIONS = ("allowed_to_additive", "forbidden_to_additive")
+CONSTRUCTORS = ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like")
+FLOAT_METHODS = ("float", "half", "double", "bfloat16")
+INT_METHODS = ("long", "int", "byte", "short", "char")
+KEEP_METHODS = (
+    "expand",
+    "expand_as",
+    "contiguous",
+    "clone",
+    "detach",
+    "cuda",
+    "cpu",
+    "to_dense",
+    "requires_grad_",
+)
+SCALING_METHODS = ("mul", "mul_", "div", "div_", "multiply", "divide", "mul_scalar")
+HEAD_COUNT = re.compile(
+    r"\b(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
+    r"|head_count|n_head_channels)\b"
+)
+"""Names of a head count: attention split into heads, where the head size is not the width."""
+SCALE_WORDS = ("scale", "scaling", "sqrt", "temperature", "norm_factor")
+"""A function that names any of these scales its scores somewhere the pass may not follow."""
+PENALTY = -1e3
+"""A fill at or below this is a penalty meant to forbid (−inf, finfo.min, −1e9, −1e4)."""
+FLOAT16_MAX = 65504.0
+ATTENTION_WORDS = ("mask", "attn", "attention", "score", "logit", "energy", "sim")
+"""A fill of a tensor whose expression names none of these is not shown to be about attention."""
+NOT_ZEROING = -10.0
+"""A fill at or above this leaves a masked key a weight of at least e^-10 of a zero score."""
+MODULE_CLASSES = {
+    "mha": "MultiheadAttention",
+    "encoder_layer": "TransformerEncoderLayer",
+    "encoder": "TransformerEncoder",
+    "decoder_layer": "TransformerDecoderLayer",
+    "decoder": "TransformerDecoder",
+    "transformer": "Transformer",
+}
+"""The class name of each module kind."""

@@ -1,0 +1,167 @@
+r"""The syntax the checker reads: CPython's :mod:`ast`, its positions and its source text.
+
+The checker parses each file once with :func:`ast.parse` (about ten times faster than a
+concrete syntax tree, and it has every position a finding needs).  :class:`Source` gives the
+text of a node and its position in characters (``ast`` counts columns in UTF-8 bytes);
+:func:`call_args` lists a call's arguments in the order they are written, each with its keyword.
+
+>>> source = Source("x = f(a, *rest, dim=-1)\n")
+>>> call = source.tree.body[0].value
+>>> [(arg.keyword, arg.star, source.code(arg.value)) for arg in call_args(call)]
+[(None, '', 'a'), (None, '*', 'rest'), ('dim', '', '-1')]
+>>> int_literal(call_args(call)[2].value)
+-1
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+__all__ = [
+    "Arg",
+    "Source",
+    "call_args",
+    "has_division",
+    "int_literal",
+    "is_none",
+    "is_true",
+    "last_name",
+    "names_in",
+    "string_literal",
+]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class Source:
+    r"""A module's text and its syntax tree: node texts and positions in characters.
+
+    Lines are split where CPython's tokenizer splits them (``\n``, ``\r\n``, ``\r``), not at
+    form feeds or Unicode line separators, so line numbers match the tree's.
+    """
+
+    def __init__(self, text: str, tree: ast.Module | None = None) -> None:
+        self.text = text
+        self.tree = tree if tree is not None else ast.parse(text)
+        self._starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
+        self._encoded: dict[int, bytes] = {}
+
+    def _line_bytes(self, line: int) -> bytes:
+        found = self._encoded.get(line)
+        if found is None:
+            start = self._starts[line - 1]
+            end = self._starts[line] if line < len(self._starts) else len(self.text)
+            found = self._encoded[line] = self.text[start:end].encode("utf-8")
+        return found
+
+    def offset(self, line: int, byte_column: int) -> int:
+        """The index in :attr:`text` of a position given as ``ast`` gives it."""
+        start = self._starts[line - 1]
+        encoded = self._line_bytes(line)
+        if encoded.isascii():
+            return start + byte_column
+        return start + len(encoded[:byte_column].decode("utf-8", errors="replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        """The node's text as indices ``[start, end)`` into :attr:`text`."""
+        start = self.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+        end_line = node.end_lineno  # type: ignore[attr-defined]
+        end_column = node.end_col_offset  # type: ignore[attr-defined]
+        return start, self.offset(end_line, end_column)
+
+    def code(self, node: ast.AST) -> str:
+        """The node's source text, as written."""
+        start, end = self.span(node)
+        return self.text[start:end].strip()
+
+    def column(self, node: ast.AST) -> int:
+        """The node's first column, 1-based, in characters."""
+        line: int = node.lineno  # type: ignore[attr-defined]
+        return self.offset(line, node.col_offset) - self._starts[line - 1] + 1  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class Arg:
+    """One argument of a call: its value, its keyword (None when positional), ``*`` or ``**``."""
+
+    value: ast.expr
+    keyword: str | None = None
+    star: str = ""
+
+
+def call_args(node: ast.Call) -> list[Arg]:
+    """The call's arguments in written order: positional (and ``*args``) first, then keywords."""
+    found = [
+        Arg(arg.value, None, "*") if isinstance(arg, ast.Starred) else Arg(arg) for arg in node.args
+    ]
+    found.extend(
+        Arg(keyword.value, keyword.arg, "" if keyword.arg else "**") for keyword in node.keywords
+    )
+    return found
+
+
+def int_literal(node: ast.AST | None) -> int | None:
+    """An integer written as a literal (``3``, ``-1``), else None."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, ast.USub)
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) is int
+    ):
+        return -node.operand.value
+    return None
+
+
+def string_literal(node: ast.AST | None) -> str | None:
+    """A string written as a literal, else None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def is_true(node: ast.AST | None) -> bool:
+    """Whether the node is the literal ``True``."""
+    return isinstance(node, ast.Constant) and node.value is True
+
+
+def is_none(node: ast.AST | None) -> bool:
+    """Whether the node is the literal ``None``."""
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def last_name(node: ast.AST) -> str | None:
+    """``x`` of ``x`` and of ``a.b.x``."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def names_in(node: ast.AST) -> list[str]:
+    """Every name and attribute in the node, in written order (``self.dim`` gives dim, self)."""
+    return list(_names(node))
+
+
+def _names(node: ast.AST) -> Iterator[str]:
+    if isinstance(node, ast.Name):
+        yield node.id
+    elif isinstance(node, ast.Attribute):
+        yield node.attr
+        yield from _names(node.value)
+    else:
+        for child in ast.iter_child_nodes(node):
+            yield from _names(child)
+
+
+def has_division(node: ast.AST) -> bool:
+    """Whether the node divides anywhere (``/`` or ``//``)."""
+    return any(
+        isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Div, ast.FloorDiv))
+        for inner in ast.walk(node)
+    )
