@@ -86,7 +86,7 @@ def check_source(source: str, path: str = "<string>") -> list[Finding]:
 def check_tree(source: Source, path: str) -> list[Finding]:
     """Every finding in a parsed module."""
     interpreter = Interpreter(source)
-    interpreter.statements(source.tree.body)
+    interpreter.module(source.tree)
     hits: list[Hit] = interpreter.hits + list(interpreter.pending.values())
     findings = []
     seen: set[tuple[str, int]] = set()

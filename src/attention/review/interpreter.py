@@ -14,7 +14,7 @@ silence.
 >>> from attention.review.syntax import Source
 >>> source = Source("import torch\nm = torch.tril(torch.ones(4, 4, dtype=torch.bool))\n")
 >>> interpreter = Interpreter(source)
->>> interpreter.statements(source.tree.body)
+>>> interpreter.module(source.tree)
 >>> interpreter.globals["m"].says()
 'True on and below the diagonal (tril)'
 """
@@ -127,9 +127,27 @@ class _Float32:
 
 @dataclass(frozen=True)
 class _Finfo:
-    """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice."""
+    """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice.
+
+    ``absolute``: the dtype is written as float32 or float64, so ``.min`` is -3.4e38 whatever
+    the tensor it later meets (float16 cannot hold it).
+    """
 
     origin: Origin
+    absolute: bool = False
+
+
+@dataclass(frozen=True)
+class _NoneValue:
+    """The value ``None``.
+
+    Where paths join, a name that is None on one path and a mask on the other keeps the mask:
+    every use of it that does not test for None (an addition, a call's argument that is read)
+    only runs, or only matters, where it is the mask.
+    """
+
+
+NONE = _NoneValue()
 
 
 @dataclass(frozen=True)
@@ -157,9 +175,20 @@ class _Param:
 PARAM = _Param()
 BOOL_PARAM = _Param(boolean=True)
 
-_Any = Value | _Transposed | _ScaledTensor | _Finfo | _Float32 | _Created | _Unknown | _Param
+_Any = (
+    Value
+    | _Transposed
+    | _ScaledTensor
+    | _Finfo
+    | _Float32
+    | _Created
+    | _Unknown
+    | _Param
+    | _NoneValue
+)
 _Function = ast.FunctionDef | ast.AsyncFunctionDef
 _Guard = tuple[ast.Name, str, bool]
+"""``(name, fact, positive)``: ``fact`` is ``"bool"``, ``"float"`` or ``"none"``."""
 
 
 class Interpreter:
@@ -171,7 +200,9 @@ class Interpreter:
         self.globals: dict[str, _Any] = {}
         self.scopes: list[dict[str, _Any]] = [self.globals]
         self.attributes: list[dict[str, _Any]] = [{}]
-        self.defs: dict[str, _Function] = {}
+        self.defs: list[dict[str, _Function]] = [{}]
+        self.methods: list[dict[str, _Function]] = [{}]
+        self.own_hits: dict[int, set[tuple[str, int]]] = {}
         self.hits: list[Hit] = []
         self.pending: dict[int, Hit] = {}
         self.functions: list[_Function] = []
@@ -251,6 +282,25 @@ class Interpreter:
 
     # -- statements ------------------------------------------------------------------------------
 
+    def module(self, tree: ast.Module) -> None:
+        """Read a whole module; its functions are known before the first line is read."""
+        self.defs[0].update(_hoisted(tree.body))
+        self.statements(tree.body)
+
+    def function_named(self, name: str, *, method: bool) -> _Function | None:
+        """The function a call names: ``self.name`` in the class being read, else ``name``.
+
+        Functions of the module and methods of the class are known wherever they are defined
+        (read ahead, as Python resolves them when the call runs); a function's own nested
+        functions only after their ``def``.
+        """
+        if method:
+            return self.methods[-1].get(name)
+        for scope in reversed(self.defs):
+            if name in scope:
+                return scope[name]
+        return None
+
     def statements(self, body: Sequence[ast.stmt]) -> None:
         """Read a block, statement by statement."""
         for statement in body:
@@ -277,26 +327,30 @@ class Interpreter:
             if node.value is not None:
                 self.bind(node.target, self.ev(node.value))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self.defs[node.name] = node
+            self.defs[-1][node.name] = node
             self.scopes.append(_parameters(node))
             self.functions.append(node)
             self.returns.append([])
+            self.defs.append(_hoisted(node.body))
             try:
                 self.statements(node.body)
             finally:
                 self.scopes.pop()
                 self.functions.pop()
                 self.returns.pop()
+                self.defs.pop()
         elif isinstance(node, ast.ClassDef):
             self.classes.append(node)
             self.attributes.append({})
             self.scopes.append({})
+            self.methods.append(_hoisted(node.body))
             try:
                 self.statements(node.body)
             finally:
                 self.scopes.pop()
                 self.attributes.pop()
                 self.classes.pop()
+                self.methods.pop()
         elif isinstance(node, ast.If):
             self.if_statement(node)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
@@ -345,9 +399,11 @@ class Interpreter:
         """Read both sides of an ``if`` from the same state and join them."""
         self.ev(node.test)
         guard = _guard(node.test)
+        conjuncts = _conjuncts(node.test)
 
         def then() -> None:
-            self.narrow(guard, holds=True)
+            for each in conjuncts:
+                self.narrow(each, holds=True)
             self.statements(node.body)
 
         def otherwise() -> None:
@@ -385,6 +441,7 @@ class Interpreter:
         self.scopes.append(_parameters(function))
         self.functions.append(function)
         self.returns.append([])
+        self.defs.append(_hoisted(function.body))
         try:
             self.statements(function.body)
             returned = self.returns[-1]
@@ -392,6 +449,9 @@ class Interpreter:
             self.scopes.pop()
             self.functions.pop()
             self.returns.pop()
+            self.defs.pop()
+            found = [*self.hits[len(hits) :], *self.pending.values()]
+            self.own_hits[key] = {(hit.code, id(hit.node)) for hit in found}
             self.hits, self.pending = hits, pending
             self.attributes[-1] = attributes
             self.summarising = False
@@ -414,6 +474,8 @@ class Interpreter:
         """
         if self.summarising or self.specialising or not any(isinstance(v, Mask) for v in values):
             return False, None
+        self.summary(function)
+        own = self.own_hits.get(id(function), set())
         order = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
         if method and order and order[0] == "self":
             order = order[1:]
@@ -438,6 +500,8 @@ class Interpreter:
         self.scopes.append(names)
         self.functions.append(function)
         self.returns.append([])
+        self.defs.append(_hoisted(function.body))
+        before = len(self.hits)
         try:
             self.statements(function.body)
             returned = self.returns[-1]
@@ -445,9 +509,42 @@ class Interpreter:
             self.scopes.pop()
             self.functions.pop()
             self.returns.pop()
+            self.defs.pop()
             self.attributes[-1] = attributes
             self.specialising = False
+        carried = [
+            (arg, value)
+            for arg, value in zip(self.args(node), values, strict=True)
+            if isinstance(value, Mask)
+        ]
+        for index in range(before, len(self.hits)):
+            hit = self.hits[index]
+            if (hit.code, id(hit.node)) not in own and _inside(hit.node, function):
+                self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
+
+    def relocated(
+        self, hit: Hit, function: _Function, carried: list[tuple[Arg, _Any | None]]
+    ) -> Hit:
+        """A finding the helper gives only with this caller's mask, moved to the caller's argument.
+
+        The helper is right with the masks it was written for; what needs changing is the mask
+        this call passes (or the helper's contract), so the finding goes where it is passed.
+        """
+        origins = {id(origin.node) for _, origin in hit.facts}
+        arg = next(
+            (a for a, v in carried if isinstance(v, Mask) and id(v.origin.node) in origins),
+            carried[0][0],
+        )
+        line = hit.node.lineno  # type: ignore[attr-defined]
+        inside = f"in `{function.name}` (line {line}: `{_short(self.code(hit.node))}`)"
+        return Hit(
+            hit.code,
+            arg.value,
+            self.code(arg.value),
+            f"{hit.expects}, {inside}",
+            hit.facts,
+        )
 
     def narrow(self, guard: _Guard | None, *, holds: bool) -> None:
         """Bind what a dtype test proves about a name on one side of its ``if``."""
@@ -455,6 +552,12 @@ class Interpreter:
             return
         node, fact, positive = guard
         name = node.id
+        if fact == "none":
+            if positive == holds:
+                self.scopes[-1][name] = NONE
+            elif self.lookup(name) is NONE:
+                self.scopes[-1][name] = UNKNOWN
+            return
         value = self.ev(node)
         if not isinstance(value, Mask):
             return
@@ -522,14 +625,37 @@ class Interpreter:
             return self.subscript(node)
         if isinstance(node, ast.Constant):
             value = node.value
+            if value is None:
+                return NONE
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return Const(float(value), Origin(node, "a constant"))
             return None
+        if isinstance(node, ast.IfExp):
+            return self.if_expression(node)
         if isinstance(node, ast.Lambda):
             self.ev(node.body)
             return None
         self.scan(node)
         return None
+
+    def if_expression(self, node: ast.IfExp) -> _Any | None:
+        """``a if test else b``: each side read with what the test says, their values joined."""
+        self.ev(node.test)
+        guard = _guard(node.test)
+        conjuncts = _conjuncts(node.test)
+        results: list[dict[str, _Any]] = []
+        saved = dict(self.scopes[-1])
+        for branch, holds in ((node.body, True), (node.orelse, False)):
+            self.scopes[-1] = dict(saved)
+            for each in conjuncts if holds else ([guard] if guard is not None else []):
+                self.narrow(each, holds=holds)
+            value = self.ev(branch)
+            results.append({"r": UNKNOWN if value is None else value})
+        self.scopes[-1] = saved
+        if len(self.scopes) == 1:
+            self.globals = self.scopes[0]
+        joined = _shared(results).get("r")
+        return None if joined is UNKNOWN else joined
 
     def scan(self, node: ast.AST) -> None:
         """Evaluate every expression inside a node the pass does not model."""
@@ -550,8 +676,11 @@ class Interpreter:
         if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
             return Const(float("inf"), Origin(node, "inf"))
         base = self.ev(node.value)
-        if attr == "min" and isinstance(base, _Finfo):
-            return Const(-3.0e38, Origin(node, "torch.finfo(...).min"), finfo=True)
+        if attr in ("min", "max") and isinstance(base, _Finfo):
+            sign = -1.0 if attr == "min" else 1.0
+            if base.absolute:
+                return Const(sign * 3.4028234663852886e38, Origin(node, "float32's finfo"))
+            return Const(sign * 3.0e38, Origin(node, f"torch.finfo(...).{attr}"), finfo=True)
         if attr in ("mT", "T", "mH"):
             return _Transposed(Origin(node, "transposed"))
         if attr == "data" and isinstance(base, (Mask, Scores)):
@@ -575,8 +704,10 @@ class Interpreter:
         expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
         if mask.by_name and not mask.batch:
             # `~` on a name is itself evidence the value is Boolean (on a float it raises):
-            # a parameter's name saying "integer attention_mask" is contradicted here
-            return mask.flipped(Origin(node, "inverted with `~`")).but(dtype="bool")
+            # a parameter's name saying "integer attention_mask" is contradicted here, and with
+            # it the meaning the name gave (masks named so are True = masked out in some code)
+            flipped = mask.flipped(Origin(node, "inverted with `~`")).but(dtype="bool")
+            return flipped.but(meaning=None) if mask.hf else flipped
         if mask.kind == "additive" or mask.dtype in ("int", "float"):
             fact = (mask.says(), mask.origin)
             if mask.by_name:
@@ -842,7 +973,11 @@ class Interpreter:
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
             called = func.id if isinstance(func, ast.Name) else method
-            helper = self.defs.get(called) if called is not None else None
+            helper = (
+                self.function_named(called, method=isinstance(func, ast.Attribute))
+                if called is not None
+                else None
+            )
             if callee is None and helper is not None:
                 read, value = self.specialise(
                     helper, node, values, method=isinstance(func, ast.Attribute)
@@ -974,7 +1109,10 @@ class Interpreter:
         if qualified == "torch.where" and len(values) == 3:
             return self.where(node, values)
         if qualified == "torch.finfo":
-            return _Finfo(origin)
+            dtype = self.code(args[0].value) if args else ""
+            return _Finfo(
+                origin, absolute=dtype.endswith(("float32", "float64", "float", "double"))
+            )
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
@@ -1461,7 +1599,7 @@ class Interpreter:
         if isinstance(node, ast.Lambda):
             function = node
         elif isinstance(node, ast.Name):
-            function = self.defs.get(node.id)
+            function = self.function_named(node.id, method=False)
         if function is None:
             return
         params = [arg.arg for arg in function.args.args]
@@ -1682,7 +1820,8 @@ def _guard(test: ast.AST) -> _Guard | None:
     """What an ``if`` test says about a name's dtype, or None.
 
     ``(name, "bool" | "float", positive)`` for ``name.dtype == torch.bool`` (``is``, ``!=``,
-    ``is not``, ``not …``) and ``name.is_floating_point()``.
+    ``is not``, ``not …``) and ``name.is_floating_point()``; ``(name, "none", positive)`` for
+    ``name is None`` (``is not``).
     """
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         inner = _guard(test.operand)
@@ -1690,6 +1829,12 @@ def _guard(test: ast.AST) -> _Guard | None:
     if isinstance(test, ast.Compare) and len(test.ops) == 1:
         left, right = test.left, test.comparators[0]
         operator = test.ops[0]
+        if (
+            isinstance(left, ast.Name)
+            and is_none(right)
+            and isinstance(operator, (ast.Is, ast.IsNot))
+        ):
+            return (left, "none", isinstance(operator, ast.Is))
         if isinstance(right, ast.Attribute) and right.attr == "dtype":
             left, right = right, left
         if (
@@ -1715,6 +1860,27 @@ def _guard(test: ast.AST) -> _Guard | None:
         if len(test.args) == 1 and isinstance(test.args[0], ast.Name):
             return (test.args[0], "float", True)
     return None
+
+
+def _inside(node: ast.AST, function: _Function) -> bool:
+    """Whether a node lies in a function's body (a finding placed at a caller's line does not)."""
+    line: int = node.lineno  # type: ignore[attr-defined]
+    return function.lineno <= line <= (function.end_lineno or function.lineno)
+
+
+def _hoisted(body: Sequence[ast.stmt]) -> dict[str, _Function]:
+    """The functions a block defines at its top level, by name (the last definition wins)."""
+    return {
+        statement.name: statement
+        for statement in body
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def _conjuncts(test: ast.AST) -> list[_Guard]:
+    """What each term of ``a and b and …`` says (all of them hold where the test is true)."""
+    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return [guard for guard in map(_guard, terms) if guard is not None]
 
 
 def _leaves(body: Sequence[ast.stmt]) -> bool:
@@ -1765,6 +1931,10 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
     joined: dict[str, _Any] = {}
     for name in dict.fromkeys(name for state in states for name in state):
         values = [state.get(name) for state in states]
+        if all(value is NONE for value in values):
+            joined[name] = NONE
+            continue
+        values = [value for value in values if value is not NONE]
         first = values[0]
         if all(value is first for value in values):
             if first is not None:

@@ -176,11 +176,16 @@ class Mask:
 
 @dataclass(frozen=True)
 class Const:
-    """A number: a literal, ``float("-inf")``, ``torch.finfo(...).min`` (``finfo=True``)."""
+    """A number: a literal, ``float("-inf")``, ``torch.finfo(dtype).min`` (``finfo=True``).
+
+    ``relative``: a fraction of the dtype's own range (``torch.finfo(dtype).min / 2``), which
+    fits whatever the dtype; ``value`` is then only its order of magnitude in float32.
+    """
 
     value: float
     origin: Origin
     finfo: bool = False
+    relative: bool = False
 
 
 @dataclass(frozen=True)

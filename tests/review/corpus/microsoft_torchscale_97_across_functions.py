@@ -2,8 +2,8 @@
 
 Written from microsoft/torchscale#97: the encoder filled -1e8 where the Hugging Face mask is 1.
 Here the mask arrives as ``encoder_padding_mask``, a name that says True = padding, from a
-caller that passed the tokenizer's ``attention_mask``: the checker follows names within a
-function only, so it cannot see the polarity (a known miss).
+caller that passed the tokenizer's ``attention_mask``: the helper is read again with the
+caller's mask, and the finding goes to the call, where the wrong mask is passed.
 """
 
 import torch
@@ -11,8 +11,8 @@ import torch
 
 def encoder_bias(encoder_padding_mask):
     bias = torch.zeros(encoder_padding_mask.shape)
-    return bias.masked_fill(encoder_padding_mask.to(torch.bool), -1e8)  # expect: AM104, AM202
+    return bias.masked_fill(encoder_padding_mask.to(torch.bool), -1e8)  # expect: AM202
 
 
 def encode(batch):
-    return encoder_bias(batch["attention_mask"])
+    return encoder_bias(batch["attention_mask"])  # expect: AM104
