@@ -25,6 +25,9 @@ FLAGGED = {
     ("concepts/worked-example.md", "AM105", "~allowed_first)[0].item()"),
     ("lesson/02-scaled-dot-product.md", "AM402", "wrong_axis = torch.softmax("),
     ("lesson/03-masks-before-softmax.md", "AM202", "scores16.masked_fill(~allowed, -1e9)"),
+    ("lesson/03-masks-before-softmax.md", "AM202", "torch.tensor(-1e9, dtype=torch.float16)"),
+    ("lesson/03-masks-before-softmax.md", "AM202", "torch.tensor(-1e6, dtype=torch.float16)"),
+    ("lesson/03-masks-before-softmax.md", "AM202", "torch.full((3,), -1e9).half()"),
     ("lesson/04-boolean-mask-semantics.md", "AM102", "w_wrong = mha(x, x, x, attn_mask=allowed)"),
     (
         "lesson/04-boolean-mask-semantics.md",

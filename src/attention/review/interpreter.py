@@ -111,18 +111,20 @@ class _ScaledTensor:
 
 
 @dataclass(frozen=True)
-class _Created:
-    """A tensor made by ``torch.ones`` / ``zeros`` / ``full`` / ``empty``, of a known dtype."""
+class _Tensor:
+    """A tensor that is no mask, scores or weights, with what is known of it.
+
+    ``dtype``: ``"bool"``, ``"int"`` or ``"float"`` where the code shows it (``torch.ones``,
+    ``.long()``, ``dtype=torch.uint8``).  ``wide``: float32 or float64 for certain
+    (``.float()``, ``torch.full(shape, c)`` with no dtype), so no float16 fill overflows it.
+    ``holds``: the constant it was filled with (``torch.full(shape, -1e10)``,
+    ``torch.where(m, -3e38, 0.0)``), which a later conversion to another dtype must fit.
+    """
 
     origin: Origin
-    dtype: Dtype | None
-
-
-@dataclass(frozen=True)
-class _Float32:
-    """A tensor converted with ``.float()`` or ``.double()``: no float16 fill can overflow it."""
-
-    origin: Origin
+    dtype: Dtype | None = None
+    wide: bool = False
+    holds: Const | None = None
 
 
 @dataclass(frozen=True)
@@ -180,8 +182,7 @@ _Any = (
     | _Transposed
     | _ScaledTensor
     | _Finfo
-    | _Float32
-    | _Created
+    | _Tensor
     | _Unknown
     | _Param
     | _NoneValue
@@ -214,6 +215,7 @@ class Interpreter:
         self.specialising = False
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
+        self.consumed: dict[int, Origin] = {}
 
     # -- names -----------------------------------------------------------------------------------
 
@@ -315,7 +317,18 @@ class Interpreter:
                     self.index_fill(target, value, node.value)
                 self.bind(target, value)
         elif isinstance(node, ast.Expr):
-            self.ev(node.value)
+            value = self.ev(node.value)
+            call = node.value
+            if (
+                value is not None
+                and isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr.endswith("_")
+                and not call.func.attr.startswith("_")
+                and isinstance(call.func.value, ast.Name)
+            ):
+                # `x.masked_fill_(m, -inf)`: x is what the in-place call made of it
+                self.bind(call.func.value, value)
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 value = self.ev(node.value)
@@ -697,6 +710,14 @@ class Interpreter:
             return dataclasses.replace(value, value=-value.value)
         if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
             return self.invert(value, node)
+        if isinstance(node.op, ast.Invert) and isinstance(value, _Tensor) and value.dtype == "int":
+            self.hit(
+                "AM701",
+                node,
+                "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1",
+                [("an integer tensor", value.origin)],
+            )
+            return Mask("mask", Origin(node, "inverted integers"), "int")
         return None
 
     def invert(self, mask: Mask, node: ast.AST) -> Mask:
@@ -825,11 +846,26 @@ class Interpreter:
                     return self.after_softmax(this, node, other)
                 if isinstance(this, Mask) and isinstance(other, Const):
                     return self.penalty(this, other, node)
+            folded = _fold(left, right, operator, node)
+            if folded is not None:
+                return folded
+            constant = right if isinstance(right, Const) else left
+            if (
+                isinstance(constant, Const)
+                and _overflows_float16(constant)
+                and not isinstance(left if constant is right else right, (Const, Scale))
+            ):
+                # an indicator times -1e20: the product keeps the tensor's dtype
+                return Mask("additive", origin, dtype="float", overflow=constant)
             if isinstance(left, Scale):
                 return left
             if isinstance(right, Scale):
                 return right
             return _ScaledTensor(origin)
+        if isinstance(operator, (ast.Div, ast.Sub, ast.Pow)):
+            folded = _fold(left, right, operator, node)
+            if folded is not None:
+                return folded
         if isinstance(operator, ast.Div):
             if isinstance(left, Scores):
                 return self.scaled(left, right, right_node, divide=True)
@@ -919,8 +955,21 @@ class Interpreter:
             if isinstance(this, Scores):
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
+                    self.overflow_sink(other)
                 return dataclasses.replace(this, masked=True)
-        return None
+        return _fold(left, right, ast.Add(), node)
+
+    def overflow_sink(self, mask: Mask) -> None:
+        """AM202: an additive mask built as a tensor times a constant float16 cannot hold."""
+        if mask.kind == "additive" and mask.overflow is not None:
+            self.hit(
+                "AM202",
+                mask.origin.node,
+                f"a tensor times {_number(mask.overflow.value)} keeps the tensor's dtype: "
+                "float16's largest magnitude is 65504, so the penalty becomes -inf there (NaN "
+                "for a row with no allowed key)",
+                [(f"the constant {_number(mask.overflow.value)}", mask.overflow.origin)],
+            )
 
     def penalty(self, mask: Mask, const: Const, node: ast.AST) -> _Any | None:
         """``mask * -1e9``: a 0/1 mask turned into an additive penalty where it is 1."""
@@ -928,8 +977,23 @@ class Interpreter:
             return None
         if mask.kind == "additive":
             return None
+        if math.isinf(const.value):
+            self.hit(
+                "AM205",
+                node,
+                "0 × -inf is NaN: where the mask is 0 (kept) the product is NaN, not 0; build the "
+                "additive mask with torch.where(mask, 0.0, -inf) or masked_fill",
+                [(mask.says(), mask.origin)],
+            )
         self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
-        return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(const.finfo))
+        overflow = const if _overflows_float16(const) else None
+        return Mask(
+            "additive",
+            Origin(node, ""),
+            dtype="float",
+            finfo_terms=int(const.finfo),
+            overflow=overflow,
+        )
 
     def after_softmax(self, weights: Weights, node: ast.AST, mask: Mask | None) -> Weights:
         """A mask applied to softmax weights: reported only if no renormalisation follows."""
@@ -1027,17 +1091,23 @@ class Interpreter:
             return self.triangle(node, qualified, receiver, values)
         if method in ("float", "double") and not args and not isinstance(receiver, Mask):
             # float32 (or float64) by construction: a fill of -1e9 fits there
-            return _Float32(origin)
+            return _Tensor(origin, "float", wide=True)
+        if isinstance(receiver, _Tensor) and receiver.holds is not None:
+            narrowed = self.narrowing(node, method, args)
+            if narrowed is not None:
+                self.overflow_check(receiver.holds, node, narrowed)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
             return receiver
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
-            return _retype(receiver, "int", origin)
+            return _retype(receiver, "int", origin) or _Tensor(origin, "int")
         if method == "bool":
             return _retype(receiver, "bool", origin)
         if method in ("to", "type") and isinstance(receiver, Mask):
             return self.convert(receiver, node)
+        if method in ("to", "type") and self.created_dtype(node, like=True) == "int":
+            return _Tensor(origin, "int")
         if method == "logical_not" or qualified == "torch.logical_not":
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
@@ -1061,6 +1131,9 @@ class Interpreter:
             return receiver
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
+        if method == "repeat" and self.tiles_heads(node):
+            # what is tiled per head and goes to an attention mask is a [B, L, S] mask
+            return Mask("mask", origin, repeated=origin)
         if (
             method in ("eq", "ne")
             and len(values) == 1
@@ -1116,9 +1189,11 @@ class Interpreter:
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
-            return None
+            return self.filled(node, values[1])
+        if qualified == "torch.tensor" and values and isinstance(values[0], Const):
+            return self.filled(node, values[0])
         if short in CONSTRUCTORS and qualified and qualified.startswith("torch"):
-            return _Created(origin, self.created_dtype(node, like=short.endswith("_like")))
+            return _Tensor(origin, self.created_dtype(node, like=short.endswith("_like")))
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
             width = (
@@ -1187,6 +1262,53 @@ class Interpreter:
         if isinstance(receiver, Module) and receiver.kind == "embedding":
             return Embedded(origin)
         return None
+
+    def narrowing(self, node: ast.Call, method: str | None, args: list[Arg]) -> str | None:
+        """The dtype a conversion call goes to, unless it is float32 / float64 for certain.
+
+        ``.half()`` and ``.bfloat16()``, and ``.to(x)`` / ``.type(x)`` / ``.type_as(x)`` whose
+        dtype is a variable (``.to(dtype)``, ``.to(q.dtype)``): the constant must fit it.  A
+        device (``.to("cuda")``, ``.to(x.device)``) is no conversion.
+        """
+        if method in ("half", "bfloat16") and not args:
+            return f"{method}()"
+        if method not in ("to", "type", "type_as") or not args:
+            return None
+        for arg in args:
+            text = self.code(arg.value)
+            if arg.keyword not in (None, "dtype") or "device" in text:
+                continue
+            if any(wide in text for wide in ("float32", "float64", "double", ".float")):
+                return None
+            if method == "type_as" or arg.keyword == "dtype" or "dtype" in text:
+                return text
+            if any(narrow in text for narrow in ("float16", "half", "bfloat16")):
+                return text
+        return None
+
+    def overflow_check(self, const: Const, node: ast.AST, dtype: str) -> None:
+        """AM202: a tensor holding a constant beyond float16's range converted to ``dtype``."""
+        if not _overflows_float16(const) or const.relative:
+            return
+        self.hit(
+            "AM202",
+            node,
+            f"{_number(const.value)} is converted to {dtype}: float16's largest magnitude is "
+            "65504 (bfloat16's 3.39e38), so where the dtype is narrower the constant becomes "
+            "-inf",
+            [(f"holds {_number(const.value)}", const.origin)],
+        )
+
+    def filled(self, node: ast.Call, const: Const) -> _Tensor:
+        """``torch.full(shape, c)`` / ``torch.tensor(c)``: float32 unless a dtype is given."""
+        for arg in self.args(node):
+            if arg.keyword == "dtype":
+                text = self.code(arg.value)
+                if any(wide in text for wide in ("float32", "float64", "double")):
+                    return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
+                self.overflow_check(const, node, text)
+                return _Tensor(Origin(node, ""), self.created_dtype(node, like=True))
+        return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
 
     def argument(
         self, node: ast.Call, values: list[_Any | None], position: int | None, keyword: str
@@ -1299,6 +1421,9 @@ class Interpreter:
         """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
+        self.consumed[id(subject)] = Origin(node, "softmax")
+        if subject.late is not None:
+            self.pending.pop(id(subject.late.node), None)
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
                 self.hits.append(pending)
@@ -1426,6 +1551,32 @@ class Interpreter:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
         fill = values[1] if len(values) >= 2 else None
+        if isinstance(mask, _Tensor | _Param) or (mask is None and args):
+            self.refine_boolean(args[0].value)
+        if (
+            isinstance(target, Mask)
+            and target.kind == "mask"
+            and target.dtype == "bool"
+            and not target.by_name
+            and isinstance(fill, Const)
+            and len(args) >= 2
+        ):
+            self.hit(
+                "AM206",
+                args[1],
+                "masked_fill keeps the tensor's dtype: into a Boolean tensor any nonzero fill "
+                "(-inf, -1e9) is stored as True and 0.0 as False, so the result is still a 0/1 "
+                "mask, not an additive one",
+                [(target.says(), target.origin)],
+            )
+            return target
+        if (
+            isinstance(target, Scores)
+            and id(target) in self.consumed
+            and isinstance(func, ast.Attribute)
+            and func.attr.endswith("_")
+        ):
+            return self.late_mask(target, node)
         if isinstance(target, Weights):
             if not target.unmasked:
                 # the scores may have been masked before the softmax: zeroing the weights of
@@ -1442,7 +1593,7 @@ class Interpreter:
                 and fill.value != float("-inf")
                 and not fill.finfo
                 and not _float32(func)
-                and not isinstance(target, _Float32)
+                and not (isinstance(target, _Tensor) and target.wide)
                 and self.attention_context(target, mask, node)
             ):
                 self.hit(
@@ -1472,17 +1623,44 @@ class Interpreter:
             return dataclasses.replace(target, masked=True, pending=target.pending + found)
         return None
 
+    def late_mask(self, scores: Scores, node: ast.AST) -> Scores:
+        """Scores masked in place after a softmax read them: the weights carry no mask.
+
+        Reported unless a later softmax reads the masked scores.
+        """
+        found = self.hit(
+            "AM401",
+            node,
+            "the softmax already read these scores (line of the softmax below): a mask filled "
+            "into them afterwards never reaches the weights",
+            [("scores read by a softmax", self.consumed[id(scores)])],
+        )
+        self.hits.remove(found)
+        self.pending[id(node)] = found
+        return dataclasses.replace(scores, masked=True, late=Origin(node, ""))
+
     def where(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
-        """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype."""
+        """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype.
+
+        ``torch.where(m, 0.0, -inf)`` is an additive mask that keeps where ``m`` is True;
+        ``torch.where(m, scores, -inf)`` masked scores; two Python numbers a float32 tensor,
+        which must fit the dtype it is later converted to.
+        """
         condition, *branches = values
-        for arg, value in zip(self.args(node)[1:], branches, strict=True):
+        args = self.args(node)
+        both = all(isinstance(value, Const) for value in branches)
+        for arg, value in zip(args[1:], branches, strict=True):
             other = branches[1] if value is branches[0] else branches[0]
             if (
                 isinstance(value, Const)
                 and _overflows_float16(value)
                 # two Python numbers give float32, where the value fits
-                and not isinstance(other, Const)
-                and (isinstance(condition, Mask) or isinstance(other, (Scores, Mask)))
+                and not both
+                and (
+                    isinstance(condition, Mask)
+                    or isinstance(other, (Scores, Mask))
+                    or self.attention_context(None, None, node)
+                )
             ):
                 self.hit(
                     "AM202",
@@ -1490,13 +1668,55 @@ class Interpreter:
                     "torch.where gives a Python number the other tensor's dtype: float16's "
                     "largest magnitude is 65504, so this value becomes -inf there",
                 )
+        penalties = [
+            isinstance(value, Const) and (value.value <= PENALTY or value.finfo)
+            for value in branches
+        ]
+        kept = [isinstance(value, Const) and value.value == 0.0 for value in branches]
+        if isinstance(condition, Mask) and any(penalties):
+            # the penalty goes where the condition is False (second branch) or True (first)
+            if penalties[1]:
+                self.allowed_sink(condition, args[0], "torch.where(mask, x, -inf) keeps x where")
+            else:
+                self.penalty_sink(condition, args[0], "torch.where(mask, -inf, x) masks where True")
+        scores = next((value for value in branches if isinstance(value, Scores)), None)
+        if scores is not None and any(penalties):
+            return dataclasses.replace(scores, masked=True)
+        if both and any(penalties) and any(kept):
+            penalty = branches[0] if penalties[0] else branches[1]
+            assert isinstance(penalty, Const)
+            if _overflows_float16(penalty):
+                return _Tensor(Origin(node, ""), "float", wide=True, holds=penalty)
+            return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(penalty.finfo))
+        if both:
+            held = next((v for v in branches if isinstance(v, Const) and _overflows_float16(v)), None)
+            return _Tensor(Origin(node, ""), "float", wide=True, holds=held)
+        kept_mask = next((value for value in branches if isinstance(value, Mask)), None)
+        if kept_mask is not None and any(isinstance(value, Const) for value in branches):
+            # the mask where the condition holds, a constant elsewhere: its values stay
+            return kept_mask
         return None
+
+    def refine_boolean(self, node: ast.AST) -> None:
+        """A name used as masked_fill's mask is Boolean from here on (another dtype raises)."""
+        if isinstance(node, ast.Name) and not isinstance(self.lookup(node.id), Mask):
+            self.scopes[-1][node.id] = Mask("mask", Origin(node, "masked_fill's mask"), "bool")
 
     def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
         if not isinstance(value, Const) or isinstance(index, (ast.Tuple, ast.Slice)):
             return
+        base = self.ev(target.value)
+        if (
+            isinstance(base, Weights)
+            and base.unmasked
+            and (value.value <= PENALTY or value.value == 0.0)
+            and isinstance(target.value, ast.Name)
+        ):
+            self.bind(target.value, self.after_softmax(base, target, None))
+        elif isinstance(base, Scores) and isinstance(target.value, ast.Name):
+            self.bind(target.value, dataclasses.replace(base, masked=True))
         where = self.ev(index)
         boolean = isinstance(where, Mask) or isinstance(index, ast.Compare)
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
@@ -1551,7 +1771,7 @@ class Interpreter:
                 diagonal = int_literal(arg.value)
         if diagonal is None:
             return None
-        dtype = source.dtype if isinstance(source, _Created) else None
+        dtype = source.dtype if isinstance(source, _Tensor) else None
         if "bool" in self.code(node):
             dtype = "bool"
         triangle = Triangle(lower=lower, diagonal=diagonal)
@@ -1591,7 +1811,19 @@ class Interpreter:
         literals = [int_literal(arg.value) for arg in self.args(node)]
         if mask.ndim == 3 and len(literals) == 3 and literals[0] != 1 and literals[1:] == [1, 1]:
             return mask.but(repeated=Origin(node, ""))
+        if self.tiles_heads(node):
+            return mask.but(repeated=Origin(node, ""))
         return mask
+
+    def tiles_heads(self, node: ast.Call) -> bool:
+        """``x.repeat(num_heads, 1, 1)``: three sizes, the first a head count by its name."""
+        args = self.args(node)
+        if len(args) != 3 or any(arg.keyword or arg.star for arg in args):
+            return False
+        if [int_literal(arg.value) for arg in args[1:]] != [1, 1]:
+            return False
+        first = last_name(args[0].value)
+        return first is not None and HEAD_COUNT.fullmatch(first.lstrip("_")) is not None
 
     def mask_mod(self, node: ast.AST) -> None:
         """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
@@ -1907,7 +2139,56 @@ def _returned(returned: list[_Any | None]) -> _Any | None:
 
 
 def _overflows_float16(const: Const) -> bool:
-    return abs(const.value) > FLOAT16_MAX and not math.isinf(const.value) and not const.finfo
+    return (
+        abs(const.value) > FLOAT16_MAX
+        and not math.isinf(const.value)
+        and not const.finfo
+        and not const.relative
+    )
+
+
+def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) -> Const | None:
+    """Two constants combined: ``1 / 2``, ``-1e4 * 2``, ``torch.finfo(t).min / 2``.
+
+    A fraction of a dtype's own range is still relative to that dtype (it fits it); a full
+    ``finfo.min`` plus a small number is still ``finfo.min``.
+    """
+    if not isinstance(left, Const) or not isinstance(right, Const):
+        return None
+    a, b = left.value, right.value
+    try:
+        if isinstance(operator, ast.Add):
+            value = a + b
+        elif isinstance(operator, ast.Sub):
+            value = a - b
+        elif isinstance(operator, ast.Mult):
+            value = a * b
+        elif isinstance(operator, ast.Div):
+            value = a / b
+        elif isinstance(operator, ast.Pow):
+            value = float(a**b)
+        else:
+            return None
+    except (ArithmeticError, ValueError, TypeError):
+        return None
+    if isinstance(value, complex) or math.isnan(value):
+        return None
+    ranged = [c for c in (left, right) if c.finfo or c.relative]
+    if not ranged:
+        return Const(value, Origin(node, "a constant"))
+    plain = [c for c in (left, right) if not (c.finfo or c.relative)]
+    additive = isinstance(operator, (ast.Add, ast.Sub))
+    unchanged = all(
+        (additive and abs(c.value) < 1e30) or (not additive and c.value == 1.0) for c in plain
+    )
+    full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
+    return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _number(value: float) -> str:
+    """A constant as a reader wrote it: -1e+10 as -1e10, -3.4028234663852886e+38 as -3.4e38."""
+    text = f"{value:.2g}" if abs(value) >= 1e5 else f"{value:g}"
+    return text.replace("e+", "e")
 
 
 def _masked(target: _Any | None) -> _Any | None:

@@ -123,6 +123,7 @@ class Mask:
     ``triangle_at``: the ``tril`` / ``triu`` call that built ``true_set``, where a wrong triangle
     is fixed.  ``moved_at``: the ``unsqueeze`` that moved a padding mask's key axis off the last
     place.
+    ``overflow``: an additive mask made as a tensor times a constant float16 cannot hold.
     ``batch``: read from a tokenizer's output (``batch["attention_mask"]``,
     ``encoded.attention_mask``), which holds integers, not from a parameter's name alone.
     """
@@ -143,6 +144,7 @@ class Mask:
     batch: bool = False
     triangle_at: Origin | None = None
     moved_at: Origin | None = None
+    overflow: Const | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -202,6 +204,7 @@ class Scores:
     ndim: int | None = None
     masked: bool = False
     pending: tuple[object, ...] = ()
+    late: Origin | None = None
 
 
 @dataclass(frozen=True)
