@@ -202,6 +202,43 @@ tensor([[1., 0.]], dtype=torch.float16)
 tensor([[0.5000, 0.5000]], dtype=torch.float16)
 """,
     ),
+    "AM205": (
+        """\
+>>> import torch
+>>> allowed = torch.tensor([[True, True, False]])
+>>> (1 - allowed.float()) * float("-inf")          # 0 * -inf is NaN where allowed
+tensor([[nan, nan, -inf]])
+>>> torch.softmax(torch.zeros(1, 3) + (1 - allowed.float()) * float("-inf"), dim=-1)
+tensor([[nan, nan, nan]])
+""",
+        """\
+>>> import torch
+>>> allowed = torch.tensor([[True, True, False]])
+>>> torch.where(allowed, 0.0, float("-inf"))
+tensor([[0., 0., -inf]])
+>>> torch.softmax(torch.zeros(1, 3) + torch.where(allowed, 0.0, float("-inf")), dim=-1)
+tensor([[0.5000, 0.5000, 0.0000]])
+""",
+    ),
+    "AM206": (
+        """\
+>>> import torch
+>>> allowed = torch.tril(torch.ones(2, 2)) == 1
+>>> allowed.masked_fill(~allowed, float("-inf"))   # -inf stored as True
+tensor([[True, True],
+        [True, True]])
+>>> allowed.masked_fill(~allowed, float("-inf")).float()   # added: +1 everywhere
+tensor([[1., 1.],
+        [1., 1.]])
+""",
+        """\
+>>> import torch
+>>> allowed = torch.tril(torch.ones(2, 2)) == 1
+>>> torch.zeros(2, 2).masked_fill(~allowed, float("-inf"))
+tensor([[0., -inf],
+        [0., 0.]])
+""",
+    ),
     "AM301": (
         """\
 >>> import torch

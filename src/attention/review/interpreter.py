@@ -111,6 +111,13 @@ class _ScaledTensor:
 
 
 @dataclass(frozen=True)
+class _OneMinus:
+    """``1 - x``: zero wherever x is 1 (the complement of a 0/1 indicator)."""
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class _Tensor:
     """A tensor that is no mask, scores or weights, with what is known of it.
 
@@ -183,6 +190,7 @@ _Any = (
     | _ScaledTensor
     | _Finfo
     | _Tensor
+    | _OneMinus
     | _Unknown
     | _Param
     | _NoneValue
@@ -849,6 +857,9 @@ class Interpreter:
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
+            for this, other in ((left, right), (right, left)):
+                if isinstance(this, _OneMinus) and isinstance(other, Const):
+                    self.infinite_product(other, node, ("1 - x: 0 wherever x is 1", this.origin))
             constant = right if isinstance(right, Const) else left
             if (
                 isinstance(constant, Const)
@@ -884,6 +895,8 @@ class Interpreter:
                 and right.kind == "mask"
             ):
                 return right.flipped(origin).but(dtype=right.dtype or "float")
+            if isinstance(left, Const) and left.value == 1.0 and not isinstance(right, Const):
+                return _OneMinus(origin)
             return None
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
             width = None if has_division(left_node) else scale_from_name(names_in(left_node))
@@ -977,14 +990,7 @@ class Interpreter:
             return None
         if mask.kind == "additive":
             return None
-        if math.isinf(const.value):
-            self.hit(
-                "AM205",
-                node,
-                "0 × -inf is NaN: where the mask is 0 (kept) the product is NaN, not 0; build the "
-                "additive mask with torch.where(mask, 0.0, -inf) or masked_fill",
-                [(mask.says(), mask.origin)],
-            )
+        self.infinite_product(const, node, (mask.says(), mask.origin))
         self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
         overflow = const if _overflows_float16(const) else None
         return Mask(
@@ -994,6 +1000,17 @@ class Interpreter:
             finfo_terms=int(const.finfo),
             overflow=overflow,
         )
+
+    def infinite_product(self, const: Const, node: ast.AST, fact: tuple[str, Origin]) -> None:
+        """AM205: a tensor with zeros in it (a 0/1 mask, ``1 - x``) times ±inf."""
+        if math.isinf(const.value):
+            self.hit(
+                "AM205",
+                node,
+                "0 × -inf is NaN: where the mask is 0 (kept) the product is NaN, not 0; build the "
+                "additive mask with torch.where(mask, 0.0, -inf) or masked_fill",
+                [fact],
+            )
 
     def after_softmax(self, weights: Weights, node: ast.AST, mask: Mask | None) -> Weights:
         """A mask applied to softmax weights: reported only if no renormalisation follows."""
@@ -1189,9 +1206,9 @@ class Interpreter:
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
-            return self.filled(node, values[1])
+            return self.filled(node, values[1], silent=False)
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
-            return self.filled(node, values[0])
+            return self.filled(node, values[0], silent=True)
         if short in CONSTRUCTORS and qualified and qualified.startswith("torch"):
             return _Tensor(origin, self.created_dtype(node, like=short.endswith("_like")))
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
@@ -1278,7 +1295,7 @@ class Interpreter:
             text = self.code(arg.value)
             if arg.keyword not in (None, "dtype") or "device" in text:
                 continue
-            if any(wide in text for wide in ("float32", "float64", "double", ".float")):
+            if _wide(text):
                 return None
             if method == "type_as" or arg.keyword == "dtype" or "dtype" in text:
                 return text
@@ -1299,14 +1316,19 @@ class Interpreter:
             [(f"holds {_number(const.value)}", const.origin)],
         )
 
-    def filled(self, node: ast.Call, const: Const) -> _Tensor:
-        """``torch.full(shape, c)`` / ``torch.tensor(c)``: float32 unless a dtype is given."""
+    def filled(self, node: ast.Call, const: Const, *, silent: bool) -> _Tensor:
+        """``torch.full(shape, c)`` / ``torch.tensor(c)``: float32 unless a dtype is given.
+
+        ``silent``: the call converts a value out of the dtype's range to ±inf without a word
+        (``torch.tensor``); ``torch.full`` raises instead, which needs no finding.
+        """
         for arg in self.args(node):
             if arg.keyword == "dtype":
                 text = self.code(arg.value)
-                if any(wide in text for wide in ("float32", "float64", "double")):
+                if _wide(text):
                     return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
-                self.overflow_check(const, node, text)
+                if silent:
+                    self.overflow_check(const, node, text)
                 return _Tensor(Origin(node, ""), self.created_dtype(node, like=True))
         return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
 
@@ -1589,9 +1611,7 @@ class Interpreter:
         before = len(self.hits)
         if fill.value <= PENALTY or fill.finfo:
             if (
-                abs(fill.value) > FLOAT16_MAX
-                and fill.value != float("-inf")
-                and not fill.finfo
+                _overflows_float16(fill)
                 and not _float32(func)
                 and not (isinstance(target, _Tensor) and target.wide)
                 and self.attention_context(target, mask, node)
@@ -1649,6 +1669,7 @@ class Interpreter:
         condition, *branches = values
         args = self.args(node)
         both = all(isinstance(value, Const) for value in branches)
+        before = len(self.hits)
         for arg, value in zip(args[1:], branches, strict=True):
             other = branches[1] if value is branches[0] else branches[0]
             if (
@@ -1656,11 +1677,7 @@ class Interpreter:
                 and _overflows_float16(value)
                 # two Python numbers give float32, where the value fits
                 and not both
-                and (
-                    isinstance(condition, Mask)
-                    or isinstance(other, (Scores, Mask))
-                    or self.attention_context(None, None, node)
-                )
+                and not (isinstance(other, _Tensor) and other.wide)
             ):
                 self.hit(
                     "AM202",
@@ -1668,6 +1685,14 @@ class Interpreter:
                     "torch.where gives a Python number the other tensor's dtype: float16's "
                     "largest magnitude is 65504, so this value becomes -inf there",
                 )
+        found = tuple(self.hits[before:])
+        if found and not (
+            isinstance(condition, Mask) or any(isinstance(v, (Scores, Mask)) for v in branches)
+        ):
+            # nothing shows the tensor is about attention yet: the finding waits for a softmax
+            # to read what this gives (a beam search's scores are no attention)
+            del self.hits[before:]
+            return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
         penalties = [
             isinstance(value, Const) and (value.value <= PENALTY or value.finfo)
             for value in branches
@@ -1689,7 +1714,9 @@ class Interpreter:
                 return _Tensor(Origin(node, ""), "float", wide=True, holds=penalty)
             return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(penalty.finfo))
         if both:
-            held = next((v for v in branches if isinstance(v, Const) and _overflows_float16(v)), None)
+            held = next(
+                (v for v in branches if isinstance(v, Const) and _overflows_float16(v)), None
+            )
             return _Tensor(Origin(node, ""), "float", wide=True, holds=held)
         kept_mask = next((value for value in branches if isinstance(value, Mask)), None)
         if kept_mask is not None and any(isinstance(value, Const) for value in branches):
@@ -2183,6 +2210,14 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     )
     full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _wide(dtype: str) -> bool:
+    """Whether a dtype written as ``dtype`` is float32 or float64 for certain."""
+    return dtype.strip().endswith(("float32", "float64", "double", ".float")) or dtype in (
+        "float",
+        "torch.float",
+    )
 
 
 def _number(value: float) -> str:

@@ -240,6 +240,43 @@ RULES: tuple[Rule, ...] = (
         "    return torch.zeros(forbidden.shape, dtype=dtype).masked_fill(forbidden, torch.finfo(dtype).min)\n",
     ),
     Rule(
+        "AM205",
+        "boolean-mask-times-infinity",
+        "error",
+        ("sdpa.attn_mask.masked_nan", "sdpa.attn_mask.float"),
+        "A 0/1 mask is multiplied by -inf to make an additive mask: 0 × -inf is NaN, so every "
+        "kept score becomes NaN instead of staying as it was.",
+        "`{subject}` multiplies a 0/1 mask by infinity",
+        "`torch.where(allowed, 0.0, float('-inf'))`, or "
+        "`torch.zeros_like(scores).masked_fill(~allowed, float('-inf'))`.",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        '    bias = (1 - allowed.to(q.dtype)) * float("-inf")\n'
+        "    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5 + bias\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        '    bias = torch.where(allowed, 0.0, float("-inf"))\n'
+        "    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5 + bias\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM206",
+        "boolean-tensor-filled-with-numbers",
+        "error",
+        ("sdpa.attn_mask.bool", "sdpa.attn_mask.float"),
+        "masked_fill on a Boolean tensor keeps its dtype: -inf (or any nonzero number) is stored "
+        "as True and 0.0 as False, so what was meant as an additive mask is still 0/1 and, once "
+        "converted to float and added, forbids nothing.",
+        "`{subject}` is stored into a Boolean tensor",
+        "Fill a float tensor: `torch.zeros(shape).masked_fill(~allowed, float('-inf'))`, or "
+        "`torch.where(allowed, 0.0, float('-inf'))`.",
+        "import torch\n\n\ndef future_mask(size):\n"
+        "    allowed = torch.tril(torch.ones(size, size)) == 1\n"
+        '    return allowed.masked_fill(~allowed, float("-inf")).float()\n',
+        "import torch\n\n\ndef future_mask(size):\n"
+        "    allowed = torch.tril(torch.ones(size, size)) == 1\n"
+        '    return torch.zeros(size, size).masked_fill(~allowed, float("-inf"))\n',
+    ),
+    Rule(
         "AM301",
         "is-causal-with-attn-mask",
         "error",
