@@ -300,6 +300,38 @@ tensor([[1.0000, 0.0000, 0.0000],
         [0.3333, 0.3333, 0.3333]])
 """,
     ),
+    "AM304": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.zeros(1, 1, 2); k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]   # cached: L = 1, S = 3
+>>> F.scaled_dot_product_attention(q, k, v, is_causal=True)[0]   # the new token sees key 0 only
+tensor([[1., 0., 0.]])
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> q = torch.zeros(1, 1, 2); k = torch.zeros(1, 3, 2); v = torch.eye(3)[None]
+>>> F.scaled_dot_product_attention(q, k, v, is_causal=False)[0].round(decimals=4)
+tensor([[0.3333, 0.3333, 0.3333]])
+""",
+    ),
+    "AM305": (
+        """\
+>>> import torch
+>>> L, S = 2, 4
+>>> torch.ones(L, S, dtype=torch.bool).tril().int()   # the last query sees keys 0 and 1 only
+tensor([[1, 0, 0, 0],
+        [1, 1, 0, 0]], dtype=torch.int32)
+""",
+        """\
+>>> import torch
+>>> L, S = 2, 4
+>>> torch.ones(L, S, dtype=torch.bool).tril(diagonal=S - L).int()   # every cached key, then causal
+tensor([[1, 1, 1, 0],
+        [1, 1, 1, 1]], dtype=torch.int32)
+""",
+    ),
     "AM401": (
         """\
 >>> import torch

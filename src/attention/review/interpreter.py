@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 import dataclasses
 import math
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -97,10 +98,25 @@ class Hit:
 
 
 @dataclass(frozen=True)
-class _Transposed:
-    """A key transposed for ``q @ k^T``."""
+class _Dim:
+    """A size: ``q.size(-2)``, ``k.shape[2]``, a literal, a parameter named ``kv_len``.
+
+    ``role``: ``"query"`` or ``"key"`` where the tensor it was read from (or the name it has)
+    says which sequence it counts; ``value`` where it is a known number.
+    """
 
     origin: Origin
+    role: str | None = None
+    value: int | None = None
+    read: bool = False
+
+
+@dataclass(frozen=True)
+class _Transposed:
+    """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap)."""
+
+    origin: Origin
+    sizes: tuple[_Dim, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -126,12 +142,15 @@ class _Tensor:
     (``.float()``, ``torch.full(shape, c)`` with no dtype), so no float16 fill overflows it.
     ``holds``: the constant it was filled with (``torch.full(shape, -1e10)``,
     ``torch.where(m, -3e38, 0.0)``), which a later conversion to another dtype must fit.
+    ``sizes``: its sizes, where the code shows them (``torch.ones(q_len, kv_len)``,
+    ``torch.randn(1, 2, 5, 8)``).
     """
 
     origin: Origin
     dtype: Dtype | None = None
     wide: bool = False
     holds: Const | None = None
+    sizes: tuple[_Dim, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -191,6 +210,7 @@ _Any = (
     | _Finfo
     | _Tensor
     | _OneMinus
+    | _Dim
     | _Unknown
     | _Param
     | _NoneValue
@@ -224,6 +244,7 @@ class Interpreter:
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         self.consumed: dict[int, Origin] = {}
+        self.loops = 0
 
     # -- names -----------------------------------------------------------------------------------
 
@@ -318,7 +339,21 @@ class Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         """Read one statement."""
-        if isinstance(node, ast.Assign):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], (ast.Tuple, ast.List))
+            and isinstance(node.value, (ast.Tuple, ast.List))
+            and len(node.targets[0].elts) == len(node.value.elts)
+            and not any(isinstance(e, ast.Starred) for e in node.value.elts)
+        ):
+            # `h, w = q.size(-2), k.size(-2)`: each name gets its own value
+            pairs = [
+                (t, self.ev(v)) for t, v in zip(node.targets[0].elts, node.value.elts, strict=True)
+            ]
+            for target, value in pairs:
+                self.bind(target, value)
+        elif isinstance(node, ast.Assign):
             value = self.ev(node.value)
             for target in node.targets:
                 if isinstance(target, ast.Subscript):
@@ -379,6 +414,13 @@ class Interpreter:
             if not isinstance(node, ast.While):
                 self.bind(node.target, None)
             self.branches([self.block(node.body)], exhaustive=False)
+            if self.loops < 2:
+                # a second pass sees what the first one left (`k = torch.cat([k, new])`)
+                self.loops += 1
+                try:
+                    self.branches([self.block(node.body)], exhaustive=False)
+                finally:
+                    self.loops -= 1
             self.statements(node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
@@ -417,7 +459,14 @@ class Interpreter:
             self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
 
     def if_statement(self, node: ast.If) -> None:
-        """Read both sides of an ``if`` from the same state and join them."""
+        """Read both sides of an ``if`` from the same state and join them.
+
+        A test the pass can decide (``if tq == tk`` with both sizes known) reads one side only.
+        """
+        decided = self.decide(node.test)
+        if decided is not None:
+            self.statements(node.body if decided else node.orelse)
+            return
         self.ev(node.test)
         guard = _guard(node.test)
         conjuncts = _conjuncts(node.test)
@@ -441,6 +490,27 @@ class Interpreter:
                 self.globals = self.scopes[0]
         else:
             self.branches([then, otherwise], exhaustive=True)
+
+    def decide(self, test: ast.AST) -> bool | None:
+        """The value of a comparison of two known sizes, else None."""
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            return None
+        sides = [self.ev(test.left), self.ev(test.comparators[0])]
+        numbers = [
+            side.value
+            if isinstance(side, _Dim)
+            else side.value
+            if isinstance(side, Const)
+            else None
+            for side in sides
+        ]
+        a, b = numbers
+        if a is None or b is None:
+            return None
+        operator = test.ops[0]
+        table = {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.LtE: a <= b}
+        table.update({ast.Gt: a > b, ast.GtE: a >= b})
+        return table.get(type(operator))
 
     def summary(self, function: _Function) -> _Any | None:
         """What a function of this module (or a method called on ``self``) returns.
@@ -493,7 +563,7 @@ class Interpreter:
         summarised), positional and keyword arguments only (``*args`` reads nothing), and only
         helpers defined before the call.  Says whether it read the helper, and what it returns.
         """
-        if self.summarising or self.specialising or not any(isinstance(v, Mask) for v in values):
+        if self.summarising or self.specialising or not any(map(_informative, values)):
             return False, None
         self.summary(function)
         own = self.own_hits.get(id(function), set())
@@ -540,7 +610,12 @@ class Interpreter:
         ]
         for index in range(before, len(self.hits)):
             hit = self.hits[index]
-            if (hit.code, id(hit.node)) not in own and _inside(hit.node, function):
+            if (
+                hit.code in POLARITY
+                and carried
+                and (hit.code, id(hit.node)) not in own
+                and _inside(hit.node, function)
+            ):
                 self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
 
@@ -789,6 +864,10 @@ class Interpreter:
 
     def subscript(self, node: ast.Subscript) -> _Any | None:
         """``m[:, None, :]``: the mask's new number of axes and where its key axis went."""
+        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+            tensor = self.ev(node.value.value)
+            if not isinstance(node.slice, (ast.Slice, ast.Tuple)):
+                return self.size_of(node.value.value, tensor, node.slice, node)
         base = self.ev(node.value)
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for element in elements:
@@ -1175,6 +1254,19 @@ class Interpreter:
                 return self.scaled(receiver, values[0], args[0].value, divide=divide)
             if not isinstance(receiver, Mask):
                 return _ScaledTensor(origin)
+        if method == "size" and len(args) == 1 and isinstance(func, ast.Attribute):
+            return self.size_of(func.value, receiver, args[0].value, node)
+        if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
+            axes = [int_literal(arg.value) for arg in args]
+            sizes = list(receiver.sizes)
+            if len(axes) == 2 and all(
+                a is not None and -len(sizes) <= a < len(sizes) for a in axes
+            ):
+                first, second = axes[0], axes[1]
+                assert first is not None and second is not None
+                sizes[first], sizes[second] = sizes[second], sizes[first]
+                return _Transposed(origin, tuple(sizes))
+            return _Transposed(origin)
         if method in ("transpose", "permute", "swapaxes"):
             return _Transposed(origin)
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
@@ -1206,11 +1298,20 @@ class Interpreter:
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
-            return self.filled(node, values[1], silent=False)
+            filled = self.filled(node, values[1], silent=False)
+            return dataclasses.replace(filled, sizes=self.sizes(node, values, shape_only=True))
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
             return self.filled(node, values[0], silent=True)
-        if short in CONSTRUCTORS and qualified and qualified.startswith("torch"):
-            return _Tensor(origin, self.created_dtype(node, like=short.endswith("_like")))
+        if (
+            short in (*CONSTRUCTORS, "randn", "rand")
+            and qualified
+            and qualified.startswith("torch")
+        ):
+            like = short.endswith("_like")
+            sizes = None if like else self.sizes(node, values)
+            if like and values and isinstance(values[0], _Tensor):
+                sizes = values[0].sizes
+            return _Tensor(origin, self.created_dtype(node, like=like), sizes=sizes)
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
             width = (
@@ -1279,6 +1380,46 @@ class Interpreter:
         if isinstance(receiver, Module) and receiver.kind == "embedding":
             return Embedded(origin)
         return None
+
+    def sizes(
+        self, node: ast.Call, values: list[_Any | None], *, shape_only: bool = False
+    ) -> tuple[_Dim, ...] | None:
+        """The sizes a constructor is given: ``ones(L, S)`` or ``ones((L, S))``.
+
+        ``shape_only``: the first argument is the whole shape (``torch.full(shape, value)``).
+        """
+        args = [arg for arg in self.args(node) if arg.keyword is None]
+        if shape_only:
+            args = args[:1]
+            if not args or not isinstance(args[0].value, (ast.Tuple, ast.List)):
+                return None
+        if any(arg.star for arg in args):
+            return None
+        if len(args) == 1 and isinstance(args[0].value, (ast.Tuple, ast.List)):
+            elements: list[ast.expr] = list(args[0].value.elts)
+            found = [self.ev(element) for element in elements]
+        else:
+            elements = [arg.value for arg in args]
+            found = values[: len(args)]
+        return tuple(
+            _as_dim(value, element) for value, element in zip(found, elements, strict=True)
+        )
+
+    def size_of(
+        self, tensor_node: ast.AST, tensor: _Any | None, index: ast.AST, node: ast.AST
+    ) -> _Dim | None:
+        """``x.size(i)`` / ``x.shape[i]``: a size, with its role and value where known."""
+        axis = int_literal(index)
+        if axis is None:
+            return None
+        role = _role(last_name(tensor_node)) if axis in (-2, 2) else None
+        value = None
+        sizes = tensor.sizes if isinstance(tensor, (_Tensor, _Transposed)) else None
+        if sizes is not None and -len(sizes) <= axis < len(sizes):
+            known = sizes[axis]
+            value = known.value
+            role = role or known.role
+        return _Dim(Origin(node, ""), role, value, read=True)
 
     def narrowing(self, node: ast.Call, method: str | None, args: list[Arg]) -> str | None:
         """The dtype a conversion call goes to, unless it is float32 / float64 for certain.
@@ -1421,13 +1562,36 @@ class Interpreter:
                 )
         if causal and causal_arg is not None:
             query, key = [*values, None, None][:2]
-            if isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+            lengths = [
+                value.sizes[-2].value
+                if isinstance(value, _Tensor) and value.sizes and len(value.sizes) >= 2
+                else None
+                for value in (query, key)
+            ]
+            shorter = None not in lengths and lengths[0] < lengths[1]  # type: ignore[operator]
+            if isinstance(key, KeyCat) and not isinstance(query, KeyCat) and not key.maybe:
                 self.hit(
                     "AM302",
                     causal_arg,
                     "is_causal=True aligns the triangle to the top left: with fewer queries than "
                     "keys (L < S, a decode step) query i sees keys 0..i only",
                     [("keys with a cache prepended: S > L", key.origin)],
+                )
+            elif shorter and isinstance(key, _Tensor):
+                self.hit(
+                    "AM302",
+                    causal_arg,
+                    f"is_causal=True aligns the triangle to the top left: with {lengths[0]} "
+                    f"queries and {lengths[1]} keys, query i sees keys 0..i only",
+                    [(f"{lengths[1]} keys", key.origin)],
+                )
+            elif isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+                self.hit(
+                    "AM304",
+                    causal_arg,
+                    "is_causal=True aligns the triangle to the top left: on the path where the "
+                    "keys hold a cache (L < S) query i sees keys 0..i only",
+                    [("keys with a cache prepended on some path", key.origin)],
                 )
         scale_arg, scale = self.argument(node, values, 6, "scale")
         if scale_arg is not None:
@@ -1677,7 +1841,7 @@ class Interpreter:
                 and _overflows_float16(value)
                 # two Python numbers give float32, where the value fits
                 and not both
-                and not (isinstance(other, _Tensor) and other.wide)
+                and not (isinstance(other, (_Tensor, Mask)) and other.wide)
             ):
                 self.hit(
                     "AM202",
@@ -1801,14 +1965,54 @@ class Interpreter:
         dtype = source.dtype if isinstance(source, _Tensor) else None
         if "bool" in self.code(node):
             dtype = "bool"
+        if isinstance(source, _Tensor) and source.sizes and len(source.sizes) >= 2:
+            self.alignment_check(node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower)
         triangle = Triangle(lower=lower, diagonal=diagonal)
         name = "tril" if lower else "triu"
+        if (
+            isinstance(source, _Tensor)
+            and source.holds is not None
+            and (source.holds.value <= PENALTY or source.holds.finfo)
+        ):
+            # torch.full(shape, -inf).triu(1): a triangle of penalties, an additive mask
+            source = Mask(
+                "additive",
+                source.origin,
+                dtype="float",
+                finfo_terms=int(source.holds.finfo),
+                wide=source.wide,
+            )
         if isinstance(source, Mask) and source.kind == "additive":
             return source.but(
                 true_set=triangle, origin=Origin(node, ""), triangle_at=Origin(node, "")
             )
         origin = Origin(node, f"{name}(…, diagonal={diagonal})")
         return Mask("mask", origin, dtype=dtype, true_set=triangle, triangle_at=origin)
+
+    def alignment_check(
+        self, node: ast.AST, rows: _Dim, columns: _Dim, diagonal: int, *, lower: bool
+    ) -> None:
+        """AM305: a causal triangle laid on L × S (queries × keys) at the top-left diagonal."""
+        causal = (lower and diagonal == 0) or (not lower and diagonal == 1)
+        named = self.functions[-1].name.lower() if self.functions else ""
+        if not causal or "upper_left" in named or "top_left" in named:
+            # a function named for the top-left alignment builds it on purpose
+            return
+        fewer = rows.value is not None and columns.value is not None and rows.value < columns.value
+        if not fewer or not (rows.read and columns.read):
+            # literal sizes (a test's mask) or roles alone (q.size(-2) × k.size(-2)) do not show
+            # that a layer ever meets fewer queries than keys
+            # roles alone (q.size(-2) × k.size(-2)) do not show L < S ever happens
+            return
+        how = f"{rows.value} queries × {columns.value} keys"
+        self.hit(
+            "AM305",
+            node,
+            f"the triangle is laid on {how} from the top left: where there are fewer queries "
+            "than keys (a cache), query i sees keys 0..i only; bottom-right alignment is "
+            "diagonal = S - L",
+            [("the number of queries", rows.origin), ("the number of keys", columns.origin)],
+        )
 
     def created_dtype(self, node: ast.Call, *, like: bool) -> Dtype | None:
         """The dtype a constructor call gives (``dtype=`` or its default)."""
@@ -2121,6 +2325,21 @@ def _guard(test: ast.AST) -> _Guard | None:
     return None
 
 
+POLARITY = ("AM101", "AM102", "AM103", "AM104", "AM105")
+"""The rules about which convention a mask has: where caller and helper disagree on it, the
+finding goes to the caller (the helper is right for the masks it was written for).  Other
+rules are about an operation, and stay where it is written."""
+
+
+def _informative(value: object) -> bool:
+    """Whether a caller's value tells a helper more than its parameter's name would."""
+    if isinstance(value, (Mask, KeyCat)):
+        return True
+    if isinstance(value, _Tensor):
+        return value.dtype == "int" or value.sizes is not None or value.holds is not None
+    return isinstance(value, _Dim) and (value.role is not None or value.value is not None)
+
+
 def _inside(node: ast.AST, function: _Function) -> bool:
     """Whether a node lies in a function's body (a finding placed at a caller's line does not)."""
     line: int = node.lineno  # type: ignore[attr-defined]
@@ -2154,7 +2373,43 @@ def _parameters(node: _Function) -> dict[str, _Any]:
         text = "" if arg.annotation is None else " ".join(names_in(arg.annotation))
         boolean = "BoolTensor" in text or text.startswith("Bool")
         found[arg.arg] = BOOL_PARAM if boolean else PARAM
+        if LENGTH_NAMES.fullmatch(arg.arg):
+            # a length named for its sequence: `q_len`, `kv_len`
+            found[arg.arg] = _Dim(Origin(arg, f"`{arg.arg}` by its name"), _role(arg.arg))
     return found
+
+
+LENGTH_NAMES = re.compile(
+    r"(q|query|tgt|k|kv|key|src)_?(seq_?)?len(gth)?|seq_?len_?(q|kv|k)|seqlen_?(q|kv|k)"
+)
+"""Parameter names that count a query or key sequence."""
+_QUERY = re.compile(r"_?(q|query|queries|xq|q_states|query_states|query_layer|q_new)")
+_KEY = re.compile(
+    r"_?(k|key|keys|xk|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"
+)
+
+
+def _role(name: str | None) -> str | None:
+    """Which sequence a name counts or holds: ``"query"``, ``"key"`` or None."""
+    if name is None:
+        return None
+    word = name.lower()
+    if LENGTH_NAMES.fullmatch(word):
+        return "key" if re.search(r"(^|_)(k|kv|key|src)(_|len|$)|(kv|k)$", word) else "query"
+    if _QUERY.fullmatch(word):
+        return "query"
+    if _KEY.fullmatch(word):
+        return "key"
+    return None
+
+
+def _as_dim(value: object, node: ast.AST) -> _Dim:
+    """A constructor's size as a :class:`_Dim`: a literal, a size read before, or unknown."""
+    if isinstance(value, _Dim):
+        return value
+    if isinstance(value, Const) and value.value == int(value.value):
+        return _Dim(Origin(node, ""), None, int(value.value))
+    return _Dim(Origin(node, ""))
 
 
 def _returned(returned: list[_Any | None]) -> _Any | None:
@@ -2259,6 +2514,11 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
             isinstance(value, Mask) and value.but(origin=first.origin) == first for value in values
         ):
             joined[name] = first
+        elif any(isinstance(value, KeyCat) for value in values):
+            cat = next(value for value in values if isinstance(value, KeyCat))
+            joined[name] = dataclasses.replace(
+                cat, maybe=not all(isinstance(value, KeyCat) for value in values) or cat.maybe
+            )
         elif all(isinstance(value, Scores) for value in values):
             scores = [value for value in values if isinstance(value, Scores)]
             pending = tuple(dict.fromkeys(hit for one in scores for hit in one.pending))

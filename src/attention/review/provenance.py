@@ -124,6 +124,7 @@ class Mask:
     is fixed.  ``moved_at``: the ``unsqueeze`` that moved a padding mask's key axis off the last
     place.
     ``overflow``: an additive mask made as a tensor times a constant float16 cannot hold.
+    ``wide``: float32 or float64 for certain (built by ``torch.full`` with no dtype).
     ``batch``: read from a tokenizer's output (``batch["attention_mask"]``,
     ``encoded.attention_mask``), which holds integers, not from a parameter's name alone.
     """
@@ -145,6 +146,7 @@ class Mask:
     triangle_at: Origin | None = None
     moved_at: Origin | None = None
     overflow: Const | None = None
+    wide: bool = False
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -235,9 +237,13 @@ class Scale:
 
 @dataclass(frozen=True)
 class KeyCat:
-    """Keys concatenated with a cache (``torch.cat([past_k, k])``): more keys than queries."""
+    """Keys concatenated with a cache (``torch.cat([past_k, k])``): more keys than queries.
+
+    ``maybe``: only on some of the paths that reach here.
+    """
 
     origin: Origin
+    maybe: bool = False
 
 
 @dataclass(frozen=True)

@@ -334,6 +334,61 @@ RULES: tuple[Rule, ...] = (
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
     ),
     Rule(
+        "AM304",
+        "is-causal-where-a-cache-may-be-prepended",
+        "warning",
+        (
+            "sdpa.is_causal.alignment",
+            "sdpa.is_causal.decode_step",
+            "bias.causal_lower_right.alignment",
+        ),
+        "is_causal=True where the keys hold a cache on some of the paths to the call: there "
+        "SDPA's top-left triangle lets query i see keys 0..i only (a warning: the cached path "
+        "may never run with is_causal=True).",
+        "`{subject}` where the keys may have a cache prepended",
+        "Pass is_causal=True only where L = S (`is_causal=cache is None`), or pass "
+        "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask.",
+        _SDPA_HEAD + "\ndef attend(q, k, v, cache=None):\n"
+        "    if cache is not None:\n"
+        "        k = torch.cat([cache[0], k], dim=-2)\n"
+        "        v = torch.cat([cache[1], v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v, cache=None):\n"
+        "    if cache is not None:\n"
+        "        k = torch.cat([cache[0], k], dim=-2)\n"
+        "        v = torch.cat([cache[1], v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=cache is None)\n",
+    ),
+    Rule(
+        "AM305",
+        "causal-triangle-aligned-top-left",
+        "warning",
+        (
+            "bias.causal_upper_left.alignment",
+            "bias.causal_lower_right.alignment",
+            "sdpa.is_causal.alignment",
+        ),
+        "A causal triangle (tril, diagonal 0) is laid on L × S sizes read from the queries and "
+        "the keys, and the code runs it with fewer queries than keys (a cache): aligned to the "
+        "top left, query i sees keys 0..i only instead of the whole past.",
+        "`{subject}` aligns the causal triangle to the top left of L × S",
+        "Align it to the bottom right: `.tril(diagonal=S - L)`, or "
+        "torch.nn.attention.bias.causal_lower_right(L, S).",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n"
+        "    allowed = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n\n\n"
+        "q = torch.randn(1, 2, 2, 8)  # two new tokens\n"
+        "k = v = torch.randn(1, 2, 6, 8)  # four cached keys and the two new ones\n"
+        "out = attend(q, k, v)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n"
+        "    L, S = q.size(-2), k.size(-2)\n"
+        "    allowed = torch.ones(L, S, dtype=torch.bool).tril(diagonal=S - L)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n\n\n"
+        "q = torch.randn(1, 2, 2, 8)  # two new tokens\n"
+        "k = v = torch.randn(1, 2, 6, 8)  # four cached keys and the two new ones\n"
+        "out = attend(q, k, v)\n",
+    ),
+    Rule(
         "AM401",
         "mask-after-softmax",
         "error",
