@@ -1259,11 +1259,9 @@ class Interpreter:
         if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
             sizes = list(receiver.sizes)
-            if len(axes) == 2 and all(
-                a is not None and -len(sizes) <= a < len(sizes) for a in axes
-            ):
-                first, second = axes[0], axes[1]
-                assert first is not None and second is not None
+            known = [a for a in axes if a is not None and -len(sizes) <= a < len(sizes)]
+            if len(axes) == 2 and len(known) == 2:
+                first, second = known
                 sizes[first], sizes[second] = sizes[second], sizes[first]
                 return _Transposed(origin, tuple(sizes))
             return _Transposed(origin)
