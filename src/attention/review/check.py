@@ -29,6 +29,7 @@ __all__ = ["KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_find
 
 KEYWORDS = (
     "softmax(",
+    "Softmax(",
     "masked_fill",
     "attn_mask",
     "key_padding_mask",
@@ -91,15 +92,18 @@ def check_tree(source: Source, path: str) -> list[Finding]:
     findings = []
     seen: set[tuple[str, int]] = set()
     for hit in hits:
-        if (hit.code, id(hit.node)) in seen:
-            continue  # a helper read again with its caller's masks finds it once more
-        seen.add((hit.code, id(hit.node)))
+        line: int = hit.node.lineno  # type: ignore[attr-defined]
+        if (hit.code, id(hit.node)) in seen or (hit.code, -line) in seen:
+            # a helper read again with its caller's masks finds it once more; one rule says
+            # its finding once per line
+            continue
+        seen.update({(hit.code, id(hit.node)), (hit.code, -line)})
         node = hit.node
         inferred = []
         for says, origin in hit.facts:
-            line = origin.node.lineno  # type: ignore[attr-defined]
+            at = origin.node.lineno  # type: ignore[attr-defined]
             inferred.append(
-                f"`{hit.subject}` is {says} (line {line}: `{_short(source.code(origin.node))}`)"
+                f"`{hit.subject}` is {says} (line {at}: `{_short(source.code(origin.node))}`)"
                 if origin.node is not node
                 else f"`{hit.subject}` is {says}"
             )

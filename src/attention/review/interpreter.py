@@ -67,6 +67,7 @@ from attention.review.sinks import (
     SCALE_WORDS,
     SCALING_METHODS,
     SDPA,
+    SHAPE_METHODS,
     SOFTMAX,
 )
 from attention.review.syntax import (
@@ -127,6 +128,22 @@ class _ScaledTensor:
 
 
 @dataclass(frozen=True)
+class _Instance:
+    """An instance of a class this module defines (``layer = Attention(8)``)."""
+
+    origin: Origin
+    cls: ast.ClassDef
+
+
+@dataclass(frozen=True)
+class _Tuple:
+    """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
+
+    origin: Origin
+    values: tuple[object, ...]
+
+
+@dataclass(frozen=True)
 class _OneMinus:
     """``1 - x``: zero wherever x is 1 (the complement of a 0/1 indicator)."""
 
@@ -143,7 +160,8 @@ class _Tensor:
     ``holds``: the constant it was filled with (``torch.full(shape, -1e10)``,
     ``torch.where(m, -3e38, 0.0)``), which a later conversion to another dtype must fit.
     ``sizes``: its sizes, where the code shows them (``torch.ones(q_len, kv_len)``,
-    ``torch.randn(1, 2, 5, 8)``).
+    ``torch.randn(1, 2, 5, 8)``); ``open``: the rank is not known, only the sizes at the
+    ``"end"`` (an ``nn.Linear``'s output) or at the ``"start"`` (an ``nn.Conv1d``'s).
     """
 
     origin: Origin
@@ -151,6 +169,7 @@ class _Tensor:
     wide: bool = False
     holds: Const | None = None
     sizes: tuple[_Dim, ...] | None = None
+    open: str | None = None
 
 
 @dataclass(frozen=True)
@@ -211,6 +230,8 @@ _Any = (
     | _Tensor
     | _OneMinus
     | _Dim
+    | _Instance
+    | _Tuple
     | _Unknown
     | _Param
     | _NoneValue
@@ -230,6 +251,8 @@ class Interpreter:
         self.scopes: list[dict[str, _Any]] = [self.globals]
         self.attributes: list[dict[str, _Any]] = [{}]
         self.defs: list[dict[str, _Function]] = [{}]
+        self.class_defs: dict[str, ast.ClassDef] = {}
+        self.class_state: dict[int, tuple[dict[str, _Any], dict[str, _Function]]] = {}
         self.methods: list[dict[str, _Function]] = [{}]
         self.own_hits: dict[int, set[tuple[str, int]]] = {}
         self.hits: list[Hit] = []
@@ -291,8 +314,11 @@ class Interpreter:
         ):
             self.attributes[-1][target.attr] = UNKNOWN if value is None else value
         elif isinstance(target, (ast.Tuple, ast.List)):
-            for element in target.elts:
-                self.bind(element, None)
+            values: Sequence[object] = [None] * len(target.elts)
+            if isinstance(value, _Tuple) and len(value.values) == len(target.elts):
+                values = value.values
+            for element, one in zip(target.elts, values, strict=True):
+                self.bind(element, one)  # type: ignore[arg-type]
         elif isinstance(target, ast.Starred):
             self.bind(target.value, None)
 
@@ -316,6 +342,11 @@ class Interpreter:
     def module(self, tree: ast.Module) -> None:
         """Read a whole module; its functions are known before the first line is read."""
         self.defs[0].update(_hoisted(tree.body))
+        self.class_defs = {
+            statement.name: statement
+            for statement in tree.body
+            if isinstance(statement, ast.ClassDef)
+        }
         self.statements(tree.body)
 
     def function_named(self, name: str, *, method: bool) -> _Function | None:
@@ -353,6 +384,8 @@ class Interpreter:
             ]
             for target, value in pairs:
                 self.bind(target, value)
+        elif isinstance(node, ast.Assign) and self.unpacked_shape(node):
+            pass
         elif isinstance(node, ast.Assign):
             value = self.ev(node.value)
             for target in node.targets:
@@ -404,7 +437,7 @@ class Interpreter:
                 self.statements(node.body)
             finally:
                 self.scopes.pop()
-                self.attributes.pop()
+                self.class_state[id(node)] = (self.attributes.pop(), self.methods[-1])
                 self.classes.pop()
                 self.methods.pop()
         elif isinstance(node, ast.If):
@@ -440,6 +473,53 @@ class Interpreter:
             for child in ast.iter_child_nodes(node):
                 if isinstance(child, ast.expr):
                     self.ev(child)
+
+    def unpacked_shape(self, node: ast.Assign) -> bool:
+        """``B, T, C = x.shape`` (or ``x.size()``): each name a size of x, and x has 3 axes.
+
+        Of a tensor that is no query or key, the last size is its width (the model's, before
+        any split into heads).  Says whether the statement was such an unpacking.
+        """
+        if len(node.targets) != 1 or not isinstance(node.targets[0], (ast.Tuple, ast.List)):
+            return False
+        value = node.value
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            tensor_node = value.value
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "size"
+            and not value.args
+        ):
+            tensor_node = value.func.value
+        else:
+            return False
+        names = node.targets[0].elts
+        if any(isinstance(name, ast.Starred) for name in names):
+            return False
+        tensor = self.ev(tensor_node)
+        known = tensor.sizes if isinstance(tensor, _Tensor) and tensor.sizes else None
+        role = _role(last_name(tensor_node))
+        sizes = []
+        for index, name in enumerate(names):
+            width = index == len(names) - 1 and len(names) >= 3 and role is None
+            value_known = known[index].value if known and len(known) == len(names) else None
+            dim = _Dim(
+                Origin(name, f"the size {index} of `{self.code(tensor_node)}`"),
+                "width" if width else None,
+                value_known,
+                read=True,
+            )
+            sizes.append(dim)
+            self.bind(name, dim)
+        if (
+            isinstance(tensor_node, ast.Name)
+            and (tensor is None or isinstance(tensor, _Param))
+            and mask_from_name(tensor_node.id, tensor_node) is None
+        ):
+            # the code itself says how many axes x has
+            self.bind(tensor_node, _Tensor(Origin(tensor_node, ""), sizes=tuple(sizes)))
+        return True
 
     def import_statement(self, node: ast.Import | ast.ImportFrom) -> None:
         """Record what an import makes each local name stand for."""
@@ -618,6 +698,29 @@ class Interpreter:
             ):
                 self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
+
+    def instance_call(
+        self, instance: _Instance, method: str, node: ast.Call, values: list[_Any | None]
+    ) -> _Any | None:
+        """``layer(x)`` / ``layer.forward(x)`` of a class of this module: its method, read
+        again with the caller's values in the class's own attributes."""
+        state = self.class_state.get(id(instance.cls))
+        if state is None:
+            return None
+        attributes, methods = state
+        function = methods.get(method)
+        if function is None:
+            return None
+        self.attributes.append(dict(attributes))
+        self.methods.append(methods)
+        self.classes.append(instance.cls)
+        try:
+            read, value = self.specialise(function, node, values, method=True)
+        finally:
+            self.attributes.pop()
+            self.methods.pop()
+            self.classes.pop()
+        return value if read else None
 
     def relocated(
         self, hit: Hit, function: _Function, carried: list[tuple[Arg, _Any | None]]
@@ -801,6 +904,10 @@ class Interpreter:
                 [("an integer tensor", value.origin)],
             )
             return Mask("mask", Origin(node, "inverted integers"), "int")
+        if isinstance(node.op, ast.Invert) and value is None:
+            # `~x` runs on Boolean and integer tensors only (a float raises): times a Python
+            # float it is float32
+            return _Tensor(Origin(node, ""), "bool")
         return None
 
     def invert(self, mask: Mask, node: ast.AST) -> Mask:
@@ -878,6 +985,9 @@ class Interpreter:
             return named.but(batch=True) if named is not None else None
         if isinstance(base, Scores):
             return base
+        if isinstance(base, _Tensor) and base.dtype is not None:
+            # an integer tensor stays one, whatever is indexed
+            return _Tensor(Origin(node, ""), base.dtype, base.wide)
         if not isinstance(base, Mask):
             return None
         new_axes = sum(1 for element in elements if is_none(element))
@@ -916,7 +1026,21 @@ class Interpreter:
         origin = Origin(node, "")
         if isinstance(operator, ast.MatMult):
             if isinstance(right, _Transposed):
-                return Scores(origin, scaled=isinstance(left, _ScaledTensor))
+                ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
+                if ndim is None and right.sizes is not None:
+                    ndim = len(right.sizes)
+                return Scores(origin, scaled=isinstance(left, _ScaledTensor), ndim=ndim)
+            if (
+                isinstance(left, _Tensor)
+                and isinstance(right, _Tensor)
+                and left.sizes
+                and right.sizes
+                and len(left.sizes) >= 2
+                and len(right.sizes) >= 2
+            ):
+                rank = max(len(left.sizes), len(right.sizes))
+                batch = (left.sizes if len(left.sizes) == rank else right.sizes)[: rank - 2]
+                return _Tensor(origin, sizes=(*batch, left.sizes[-2], right.sizes[-1]))
             return None
         if isinstance(operator, ast.Add):
             return self.add(left, right, left_node, right_node, node)
@@ -940,10 +1064,12 @@ class Interpreter:
                 if isinstance(this, _OneMinus) and isinstance(other, Const):
                     self.infinite_product(other, node, ("1 - x: 0 wherever x is 1", this.origin))
             constant = right if isinstance(right, Const) else left
+            tensor = left if constant is right else right
             if (
                 isinstance(constant, Const)
                 and _overflows_float16(constant)
-                and not isinstance(left if constant is right else right, (Const, Scale))
+                and not isinstance(tensor, (Const, Scale, Mask))
+                and not (isinstance(tensor, _Tensor) and (tensor.wide or tensor.dtype != "float"))
             ):
                 # an indicator times -1e20: the product keeps the tensor's dtype
                 return Mask("additive", origin, dtype="float", overflow=constant)
@@ -1049,6 +1175,18 @@ class Interpreter:
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
                 return dataclasses.replace(this, masked=True)
+        for this, other in ((left, right), (right, left)):
+            if (
+                isinstance(this, Mask)
+                and this.overflow is not None
+                and (other is None or isinstance(other, _Param))
+            ):
+                # x + indicator * -1e20: about attention only if a softmax reads the sum
+                before = len(self.hits)
+                self.overflow_sink(this)
+                found = tuple(self.hits[before:])
+                del self.hits[before:]
+                return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
         return _fold(left, right, ast.Add(), node)
 
     def overflow_sink(self, mask: Mask) -> None:
@@ -1071,7 +1209,10 @@ class Interpreter:
             return None
         self.infinite_product(const, node, (mask.says(), mask.origin))
         self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
-        overflow = const if _overflows_float16(const) else None
+        # a Boolean or integer mask times a Python float is float32: only a float mask keeps
+        # its own (maybe narrower) dtype
+        narrow = mask.dtype == "float" and not mask.wide
+        overflow = const if narrow and _overflows_float16(const) else None
         return Mask(
             "additive",
             Origin(node, ""),
@@ -1132,6 +1273,19 @@ class Interpreter:
             callee = self.ev(func)
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
+            if isinstance(callee, _Instance):
+                value = self.instance_call(callee, "forward", node, values)
+                if value is None and "norm" in (method or "").lower():
+                    # q = self.q_norm(q): a normalised query carries its own (learned) scale
+                    return _ScaledTensor(origin)
+                return value
+            if (
+                callee is None
+                and isinstance(func, ast.Name)
+                and func.id in self.class_defs
+                and self.lookup(func.id) is None
+            ):
+                return _Instance(origin, self.class_defs[func.id])
             called = func.id if isinstance(func, ast.Name) else method
             helper = (
                 self.function_named(called, method=isinstance(func, ast.Attribute))
@@ -1143,6 +1297,15 @@ class Interpreter:
                     helper, node, values, method=isinstance(func, ast.Attribute)
                 )
                 return value if read else self.summary(helper)
+        if isinstance(receiver, _Instance) and method is not None:
+            return self.instance_call(receiver, method, node, values)
+        if method == "unbind" and isinstance(receiver, _Tensor) and receiver.sizes:
+            axis = int_literal(args[0].value) if args else 0
+            count = receiver.sizes[0].value if axis == 0 else None
+            if count is not None and count <= 16:
+                each = _Tensor(origin, receiver.dtype, receiver.wide, sizes=receiver.sizes[1:])
+                return _Tuple(origin, (each,) * count)
+            return None
         if method == "register_buffer" and len(args) >= 2:
             name = string_literal(args[0].value)
             if name is not None and values[1] is not None:
@@ -1177,6 +1340,17 @@ class Interpreter:
             return self.construct(MODULES[short], node, values)
         if qualified == "torch.nn.Embedding":
             return Module("embedding", False, origin)
+        if qualified in ("torch.nn.Linear", "torch.nn.LazyLinear"):
+            position = 1 if short == "Linear" else 0
+            arg, _ = self.argument(node, values, position, "out_features")
+            return Module("linear", False, origin, out=int_literal(arg.value) if arg else None)
+        if qualified in ("torch.nn.Conv1d", "torch.nn.Conv2d"):
+            arg, _ = self.argument(node, values, 1, "out_channels")
+            return Module("conv", False, origin, out=int_literal(arg.value) if arg else None)
+        if qualified == "torch.nn.Sequential":
+            return Module("sequential", False, origin, parts=tuple(values))
+        if short in SHAPE_KEEPING and qualified and qualified.startswith("torch.nn"):
+            return Module("same", False, origin)
         if method in ("masked_fill", "masked_fill_") or qualified == "torch.masked_fill":
             filled = args
             if qualified == "torch.masked_fill":
@@ -1217,6 +1391,27 @@ class Interpreter:
             return receiver.but(key_last=receiver.key_last and not last, ndim=ndim, moved_at=moved)
         if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
             return receiver
+        if method == "repeat" and not isinstance(receiver, Mask) and self.tiles_heads(node):
+            # what is tiled per head and goes to an attention mask is a [B, L, S] mask
+            return Mask("mask", origin, repeated=origin)
+        if (
+            isinstance(receiver, _Tensor)
+            and receiver.dtype is not None
+            and method in (*KEEP_METHODS, *SHAPE_METHODS)
+        ):
+            # the dtype survives a change of shape, a copy or an in-place fill
+            sizes = receiver.sizes if method in KEEP_METHODS else None
+            return _Tensor(origin, receiver.dtype, receiver.wide, sizes=sizes)
+        if (
+            method in ("transpose", "t", "swapaxes")
+            and isinstance(receiver, Mask)
+            and receiver.true_set is not None
+        ):
+            # the transpose of a triangle is the other triangle: triu(d)ᵀ = tril(-d)
+            axes = [int_literal(arg.value) for arg in args]
+            if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
+                flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
+                return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(key_padding=False, ndim=len(args) or None)
         if method in ("view", "reshape") and isinstance(receiver, Scores):
@@ -1227,9 +1422,6 @@ class Interpreter:
             return receiver
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
-        if method == "repeat" and self.tiles_heads(node):
-            # what is tiled per head and goes to an attention mask is a [B, L, S] mask
-            return Mask("mask", origin, repeated=origin)
         if (
             method in ("eq", "ne")
             and len(values) == 1
@@ -1284,6 +1476,18 @@ class Interpreter:
         ):
             first = args[0].value if args else None
             if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
+                axis_arg, _ = self.argument(node, values, 1, "dim")
+                axis = int_literal(axis_arg.value) if axis_arg is not None else 0
+                parts = [self.ev(element) for element in first.elts]
+                ranks = {
+                    len(part.sizes) for part in parts if isinstance(part, _Tensor) and part.sizes
+                }
+                if axis == -1 or (len(ranks) == 1 and axis == next(iter(ranks)) - 1):
+                    # features joined: the same positions, wider vectors
+                    if len(ranks) == 1:
+                        rank = next(iter(ranks))
+                        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in range(rank)))
+                    return None
                 return KeyCat(origin)
             return None
         if qualified == "torch.where" and len(values) == 3:
@@ -1496,13 +1700,8 @@ class Interpreter:
         """A call of a constructed module: its mask parameters and its input layout."""
         if module.kind == "embedding":
             return Embedded(Origin(node, "an nn.Embedding of token ids: [B, T, E]"))
-        if module.kind == "softmax":
-            subject = values[0] if values else None
-            if not isinstance(subject, Scores):
-                return Weights(origin=Origin(node, "")) if subject is None else None
-            at = module.origin.node
-            dim = module.dim if module.dim is not None or module.implicit else NO_DIM
-            return self.softmax(node, subject, 0, dim=(dim, at))
+        if module.kind in ("softmax", "linear", "conv", "same", "sequential"):
+            return self.layer(module, node, values[0] if values else None)
         masks = MODULE_MASKS.get(module.kind, {})
         api = f"nn.{MODULE_CLASSES.get(module.kind, module.kind)}"
         for keyword, position in masks.items():
@@ -1541,6 +1740,70 @@ class Interpreter:
                     [(f"{api} with batch_first=True", module.origin)],
                 )
         return None
+
+    def layer(self, module: Module, node: ast.Call, subject: _Any | None) -> _Any | None:
+        """A layer applied to a tensor: its new sizes, or the softmax it takes."""
+        origin = Origin(node, "")
+        if module.kind == "softmax":
+            at = module.origin.node
+            dim = module.dim if module.dim is not None or module.implicit else NO_DIM
+            if isinstance(subject, _Tensor):
+                self.size_one_check(subject, module.dim, at)
+                return Weights(origin)
+            if not isinstance(subject, Scores):
+                return Weights(origin=origin) if subject is None else None
+            return self.softmax(node, subject, 0, dim=(dim, at))
+        if module.kind == "sequential":
+            value = subject
+            for part in module.parts:
+                value = self.layer(part, node, value) if isinstance(part, Module) else None
+            return value
+        sizes = subject.sizes if isinstance(subject, _Tensor) else None
+        if module.kind == "same":
+            return _Tensor(origin, sizes=sizes) if sizes is not None else None
+        if module.kind == "linear":
+            rest = sizes[:-1] if sizes else None
+            out = _Dim(module.origin, None, module.out)
+            return _Tensor(
+                origin,
+                sizes=(*rest, out) if rest is not None else (out,),
+                open=None if rest is not None else "end",
+            )
+        if module.kind == "conv":
+            channels = _Dim(module.origin, None, module.out)
+            if sizes is not None and len(sizes) >= 3:
+                return _Tensor(
+                    origin, sizes=(sizes[0], channels, *(_Dim(origin) for _ in sizes[2:]))
+                )
+            return _Tensor(origin, sizes=(_Dim(origin), channels), open="start")
+        return None
+
+    def size_one_check(self, subject: _Tensor, dim: int | None, at: ast.AST) -> None:
+        """AM402: a softmax along an axis of size 1 (every weight is 1)."""
+        sizes = subject.sizes
+        if sizes is None or dim is None:
+            return
+        if subject.open == "end":
+            # only the last axes are known (an nn.Linear's output of unknown rank)
+            if not -len(sizes) <= dim < 0:
+                return
+            axis = sizes[dim]
+        elif subject.open == "start":
+            if not 0 <= dim < len(sizes):
+                return
+            axis = sizes[dim]
+        elif -len(sizes) <= dim < len(sizes):
+            axis = sizes[dim]
+        else:
+            return
+        if axis.value == 1:
+            self.hit(
+                "AM402",
+                at,
+                "the softmax runs along an axis of size 1, so every weight is 1: the axis of "
+                "the positions (keys) is another one",
+                [("an axis of size 1", axis.origin)],
+            )
 
     def sdpa(self, node: ast.Call, values: list[_Any | None]) -> None:
         """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
@@ -1603,6 +1866,18 @@ class Interpreter:
         dim: tuple[int | None, ast.AST] | None = None,
     ) -> _Any | None:
         """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
+        if isinstance(subject, _Tensor) and dim is None:
+            dim_arg = next(
+                (
+                    arg
+                    for index, arg in enumerate(self.args(node))
+                    if arg.keyword == "dim" or (arg.keyword is None and index == offset)
+                ),
+                None,
+            )
+            if dim_arg is not None:
+                self.size_one_check(subject, int_literal(dim_arg.value), dim_arg.value)
+            return Weights(Origin(node, ""))
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
         self.consumed[id(subject)] = Origin(node, "softmax")
@@ -2381,6 +2656,19 @@ LENGTH_NAMES = re.compile(
     r"(q|query|tgt|k|kv|key|src)_?(seq_?)?len(gth)?|seq_?len_?(q|kv|k)|seqlen_?(q|kv|k)"
 )
 """Parameter names that count a query or key sequence."""
+SHAPE_KEEPING = (
+    "ReLU",
+    "LeakyReLU",
+    "GELU",
+    "SiLU",
+    "Tanh",
+    "Sigmoid",
+    "Dropout",
+    "LayerNorm",
+    "Identity",
+    "ELU",
+)
+"""Layers whose output has their input's shape."""
 _QUERY = re.compile(r"_?(q|query|queries|xq|q_states|query_states|query_layer|q_new)")
 _KEY = re.compile(
     r"_?(k|key|keys|xk|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"

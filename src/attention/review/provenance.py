@@ -258,7 +258,9 @@ class Module:
     """A constructed ``nn.MultiheadAttention``, ``nn.Transformer*`` or ``nn.Softmax`` module.
 
     ``dim``: an ``nn.Softmax``'s axis (None: not given, torch's implicit choice; ``implicit``
-    False and ``dim`` None: given, but not as a literal).
+    False and ``dim`` None: given, but not as a literal).  ``out``: the output size of an
+    ``nn.Linear`` (its last axis) or the channels of an ``nn.Conv1d`` (axis 1), where written
+    as a literal.  ``parts``: the modules of an ``nn.Sequential``, in order.
     """
 
     kind: str
@@ -266,6 +268,8 @@ class Module:
     origin: Origin
     dim: int | None = None
     implicit: bool = False
+    out: int | None = None
+    parts: tuple[object, ...] = ()
 
 
 Value = Mask | Const | Scores | Weights | Scale | KeyCat | Embedded | Module

@@ -94,6 +94,24 @@ KEEP_METHODS = (
     "requires_grad_",
 )
 SCALING_METHODS = ("mul", "mul_", "div", "div_", "multiply", "divide", "mul_scalar")
+SHAPE_METHODS = (
+    "view",
+    "reshape",
+    "unsqueeze",
+    "squeeze",
+    "expand",
+    "repeat",
+    "permute",
+    "flatten",
+    "flip",
+    "zero_",
+    "fill_",
+    "masked_fill",
+    "masked_fill_",
+    "index_select",
+    "narrow",
+)
+"""Methods that keep a tensor's dtype and change (or may change) its shape."""
 HEAD_COUNT = re.compile(
     r"\b(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
     r"|head_count|n_head_channels)\b"
