@@ -54,6 +54,7 @@ from attention.review.sinks import (
     FLOAT16_MAX,
     FLOAT_METHODS,
     HEAD_COUNT,
+    HEAD_NAMES,
     INT_METHODS,
     KEEP_METHODS,
     MHA_FORWARD,
@@ -267,6 +268,7 @@ class Interpreter:
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         self.consumed: dict[int, Origin] = {}
+        self.heads: dict[int, bool] = {}
         self.loops = 0
 
     # -- names -----------------------------------------------------------------------------------
@@ -702,8 +704,10 @@ class Interpreter:
     def instance_call(
         self, instance: _Instance, method: str, node: ast.Call, values: list[_Any | None]
     ) -> _Any | None:
-        """``layer(x)`` / ``layer.forward(x)`` of a class of this module: its method, read
-        again with the caller's values in the class's own attributes."""
+        """``layer(x)`` / ``layer.forward(x)`` of a class of this module, read with its values.
+
+        The method is read again with the caller's values, in the class's own attributes.
+        """
         state = self.class_state.get(id(instance.cls))
         if state is None:
             return None
@@ -1057,6 +1061,8 @@ class Interpreter:
                     return self.after_softmax(this, node, other)
                 if isinstance(this, Mask) and isinstance(other, Const):
                     return self.penalty(this, other, node)
+                if isinstance(this, Weights) and isinstance(other, Scale):
+                    return self.scaled_weights(this, node)
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
@@ -1085,6 +1091,8 @@ class Interpreter:
         if isinstance(operator, ast.Div):
             if isinstance(left, Scores):
                 return self.scaled(left, right, right_node, divide=True)
+            if isinstance(left, Weights) and isinstance(right, Scale):
+                return self.scaled_weights(left, node)
             if isinstance(left, Weights):
                 if left.masked_at is not None:
                     self.pending.pop(id(left.masked_at.node), None)
@@ -1105,6 +1113,9 @@ class Interpreter:
             return None
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
             width = None if has_division(left_node) else scale_from_name(names_in(left_node))
+            if isinstance(left, _Dim):
+                # a size read from a tensor says what it is, whatever its name
+                width = self.code(left_node) if left.role == "width" else None
             if right.value == -0.5:
                 return Scale(origin, width, inverted=False)
             if right.value == 0.5:
@@ -1220,6 +1231,18 @@ class Interpreter:
             finfo_terms=int(const.finfo),
             overflow=overflow,
         )
+
+    def scaled_weights(self, weights: Weights, node: ast.AST) -> Weights:
+        """AM501: the scale applied to the weights, after a softmax of unscaled scores."""
+        if weights.unscaled:
+            self.hit(
+                "AM501",
+                node,
+                "scores are divided by √(head size) before the softmax; scaling its output "
+                "instead leaves the softmax unscaled and its rows no longer sum to 1",
+                [("the softmax of unscaled scores", weights.origin)],
+            )
+        return dataclasses.replace(weights, unscaled=False)
 
     def infinite_product(self, const: Const, node: ast.AST, fact: tuple[str, Origin]) -> None:
         """AM205: a tensor with zeros in it (a 0/1 mask, ``1 - x``) times ±inf."""
@@ -1521,6 +1544,8 @@ class Interpreter:
                 if argument is None or has_division(argument)
                 else scale_from_name(names_in(argument))
             )
+            if argument is not None and isinstance(values[0], _Dim):
+                width = self.code(argument) if values[0].role == "width" else None
             # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
             reciprocal = (
                 isinstance(argument, ast.BinOp)
@@ -1902,8 +1927,9 @@ class Interpreter:
         self.axis_check(subject, axis, at, implicit=implicit)
         if (
             not subject.scaled
-            # without heads, unscaled dot-product scores are a design (Luong's attention)
-            and self.multi_head()
+            # without heads, unscaled dot-product scores are a design (Luong's attention);
+            # scores [B, H, L, S] have heads
+            and (self.multi_head() or subject.ndim == 4)
             and not self.names_a_scale()
             and not any(word in self.enclosing_text().lower() for word in SCALE_WORDS)
         ):
@@ -1913,7 +1939,9 @@ class Interpreter:
                 "scores are divided by √(head size) before the softmax (SDPA's default scale)",
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
-        return Weights(Origin(node, "softmax"), unmasked=not subject.masked)
+        return Weights(
+            Origin(node, "softmax"), unmasked=not subject.masked, unscaled=not subject.scaled
+        )
 
     def axis_check(
         self, subject: Scores, dim: int | None, at: ast.AST | Arg, *, implicit: bool
@@ -1956,8 +1984,18 @@ class Interpreter:
         return self.texts[key]
 
     def multi_head(self) -> bool:
-        """Whether the code around names a head count: a scale from the width is then wrong."""
-        return HEAD_COUNT.search(self.enclosing_text()) is not None
+        """Whether the code around names a head count or size: a scale from the width is wrong.
+
+        Identifiers only, so a comment ("single-head attention") proves nothing.
+        """
+        node: ast.AST = (
+            self.classes[-1] if self.classes else self.functions[-1] if self.functions else None
+        ) or self.source.tree
+        key = id(node)
+        found = self.heads.get(key)
+        if found is None:
+            found = self.heads[key] = not HEAD_NAMES.isdisjoint(_identifiers(node))
+        return found
 
     def names_a_scale(self) -> bool:
         """Whether the function being read names a scale anywhere."""
@@ -1991,11 +2029,12 @@ class Interpreter:
                 [("√d" if scale.inverted else "1/√d", scale.origin)],
             )
         elif scale.width is not None and self.multi_head():
+            # reported where the scale is computed, which is what needs changing
             self.hit(
                 "AM502",
-                node,
-                "the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
-                "the head count",
+                scale.origin.node,
+                f"the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
+                f"the head count (used on line {node.lineno}: `{_short(self.code(node))}`)",  # type: ignore[attr-defined]
                 [(f"built from `{scale.width}`", scale.origin)],
             )
 
@@ -2611,6 +2650,19 @@ def _informative(value: object) -> bool:
     if isinstance(value, _Tensor):
         return value.dtype == "int" or value.sizes is not None or value.holds is not None
     return isinstance(value, _Dim) and (value.role is not None or value.value is not None)
+
+
+def _identifiers(node: ast.AST) -> set[str]:
+    """Every name, attribute and parameter a node's code uses (no comment, no string)."""
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            found.add(inner.id)
+        elif isinstance(inner, ast.Attribute):
+            found.add(inner.attr)
+        elif isinstance(inner, ast.arg):
+            found.add(inner.arg)
+    return found
 
 
 def _inside(node: ast.AST, function: _Function) -> bool:

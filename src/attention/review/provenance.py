@@ -68,6 +68,13 @@ WIDTH_NAMES = (
     "model_dim",
     "width",
     "embedding_dim",
+    "feats",
+    "emb_size",
+    "embed_size",
+    "emb_dim",
+    "embedding_size",
+    "n_embed",
+    "d_embed",
 )
 
 
@@ -215,11 +222,13 @@ class Weights:
 
     ``unmasked``: the softmax read scores known to carry no mask, so a mask applied to the
     weights is the only one (not a guard that zeroes rows already masked before the softmax).
+    ``unscaled``: the softmax read scores no scale had reached.
     """
 
     origin: Origin
     masked_at: Origin | None = None
     unmasked: bool = False
+    unscaled: bool = False
 
 
 @dataclass(frozen=True)

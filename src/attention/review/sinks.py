@@ -113,10 +113,33 @@ SHAPE_METHODS = (
 )
 """Methods that keep a tensor's dtype and change (or may change) its shape."""
 HEAD_COUNT = re.compile(
-    r"\b(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
-    r"|head_count|n_head_channels)\b"
+    r"(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
+    r"|head_count|n_head_channels)"
 )
-"""Names of a head count: attention split into heads, where the head size is not the width."""
+"""Names of a head count (what ``x.repeat(num_heads, 1, 1)`` tiles by)."""
+HEAD_NAMES = frozenset(
+    (
+        "num_heads",
+        "num_head",
+        "n_heads",
+        "n_head",
+        "nheads",
+        "nhead",
+        "heads",
+        "head",
+        "num_attention_heads",
+        "attention_heads",
+        "head_count",
+        "n_head_channels",
+        "head_size",
+        "head_dim",
+        "dim_head",
+        "d_head",
+        "d_k",
+    )
+)
+"""Identifiers (names, attributes, parameters) of a head count or a head size: code that names
+one splits attention into heads, or makes a head narrower than the model width."""
 SCALE_WORDS = ("scale", "scaling", "sqrt", "temperature", "norm_factor")
 """A function that names any of these scales its scores somewhere the pass may not follow."""
 PENALTY = -1e3

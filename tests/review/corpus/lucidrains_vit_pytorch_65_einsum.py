@@ -12,9 +12,9 @@ class Attention(nn.Module):
     def __init__(self, dim, heads=8):
         super().__init__()
         self.heads = heads
-        self.scale = dim**-0.5
+        self.scale = dim**-0.5  # expect: AM502
 
     def forward(self, q, k, v):
-        dots = torch.einsum("bhid,bhjd->bhij", q, k) * self.scale  # expect: AM502
+        dots = torch.einsum("bhid,bhjd->bhij", q, k) * self.scale
         attn = dots.softmax(dim=-1)
         return torch.einsum("bhij,bhjd->bhid", attn, v)
