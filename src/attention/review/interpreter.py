@@ -1186,16 +1186,18 @@ class Interpreter:
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
                 return dataclasses.replace(this, masked=True)
-        for this, other in ((left, right), (right, left)):
-            if (
-                isinstance(this, Mask)
-                and this.overflow is not None
-                and (other is None or isinstance(other, _Param))
+        for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
+            if isinstance(this, Mask) and (
+                other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
             ):
-                # x + indicator * -1e20: about attention only if a softmax reads the sum
+                # x + indicator * -1e20, x + a 0/1 mask: about attention only if a softmax
+                # reads the sum
                 before = len(self.hits)
                 self.overflow_sink(this)
+                self.additive_sink(this, this_node, "x + mask adds the mask's values")
                 found = tuple(self.hits[before:])
+                if not found:
+                    continue
                 del self.hits[before:]
                 return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
         return _fold(left, right, ast.Add(), node)
@@ -1401,6 +1403,13 @@ class Interpreter:
             return self.convert(receiver, node)
         if method in ("to", "type") and self.created_dtype(node, like=True) == "int":
             return _Tensor(origin, "int")
+        if (
+            method in ("to", "type")
+            and not isinstance(receiver, (Mask, Scores))
+            and any(_wide(self.code(arg.value)) for arg in args if arg.keyword in (None, "dtype"))
+        ):
+            # float32 (or float64) by construction: a fill of -1e9 fits there
+            return _Tensor(origin, "float", wide=True)
         if method == "logical_not" or qualified == "torch.logical_not":
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
@@ -2456,6 +2465,7 @@ class Interpreter:
         """A mask where True means may attend (SDPA, the package's own API)."""
         reads = f"{api} reads a Boolean mask as True = may attend"
         if mask.kind == "additive":
+            self.penalty_triangle(mask, node, f"{api} adds this mask to the scores")
             return
         if mask.dtype == "float":
             self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
@@ -2489,6 +2499,7 @@ class Interpreter:
                 [("a [B, L, S] mask tiled with repeat", mask.repeated)],
             )
         if mask.kind == "additive":
+            self.penalty_triangle(mask, node, f"{api} adds this mask to the scores")
             return
         if mask.dtype == "float" and not mask.hf:
             self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
@@ -2521,9 +2532,17 @@ class Interpreter:
         else:
             self.hit("AM102", node, reads, [self.fact(mask)])
 
+    def penalty_triangle(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
+        """An additive mask whose penalties form a triangle: the keys it leaves allowed."""
+        if mask.kind == "additive" and mask.true_set is not None:
+            self.triangle_check(
+                mask.true_set.complement(), mask, node, f"{reads} (-inf where it is set)", "AM101"
+            )
+
     def additive_sink(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
         """A mask added to the scores: a 0/1 mask forbids nothing."""
         if mask.kind == "additive":
+            self.penalty_triangle(mask, node, reads)
             return
         # an HF `attention_mask` added as it is: inside attention layers that name usually holds
         # the already expanded additive mask, so the name proves nothing here
@@ -2857,7 +2876,15 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
             joined[name] = dataclasses.replace(
                 cat, maybe=not all(isinstance(value, KeyCat) for value in values) or cat.maybe
             )
-        elif all(isinstance(value, Scores) for value in values):
+        elif all(isinstance(value, Scores) for value in values) or (
+            any(isinstance(value, Scores) and value.pending for value in values)
+            and all(
+                isinstance(value, (Scores, _Tensor, _ScaledTensor, _Param)) or value is None
+                for value in values
+            )
+        ):
+            # scores on every path, or scores with a finding on one path and a plain tensor
+            # on the other: the finding holds on its path
             scores = [value for value in values if isinstance(value, Scores)]
             pending = tuple(dict.fromkeys(hit for one in scores for hit in one.pending))
             joined[name] = dataclasses.replace(
