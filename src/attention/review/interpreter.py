@@ -27,7 +27,9 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
     Const,
@@ -245,8 +247,13 @@ _Guard = tuple[ast.Name, str, bool]
 class Interpreter:
     """The state of one pass: imports, names per scope, the hits so far."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(
+        self, source: Source, project: Project | None = None, path: Path | None = None
+    ) -> None:
         self.source = source
+        self.project = project
+        self.path = path
+        self.foreign: dict[str, tuple[str, str, int]] = {}
         self.imports: dict[str, str] = {}
         self.globals: dict[str, _Any] = {}
         self.scopes: list[dict[str, _Any]] = [self.globals]
@@ -350,6 +357,13 @@ class Interpreter:
             if isinstance(statement, ast.ClassDef)
         }
         self.statements(tree.body)
+
+    def outline(self, tree: ast.Module) -> None:
+        """What another module offers a caller: its imports and functions, nothing run yet."""
+        self.defs[0].update(_hoisted(tree.body))
+        for statement in tree.body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.import_statement(statement)
 
     def function_named(self, name: str, *, method: bool) -> _Function | None:
         """The function a call names: ``self.name`` in the class being read, else ``name``.
@@ -533,12 +547,14 @@ class Interpreter:
                     top = alias.name.split(".")[0]
                     self.imports[top] = top
             return
-        if node.module is None or node.level:
-            return
         for alias in node.names:
             if alias.name == "*":
                 return
-            self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            local = alias.asname or alias.name
+            if self.project is not None:
+                self.foreign[local] = (node.module or "", alias.name, node.level)
+            if node.module is not None and not node.level:
+                self.imports[local] = f"{node.module}.{alias.name}"
 
     def if_statement(self, node: ast.If) -> None:
         """Read both sides of an ``if`` from the same state and join them.
@@ -700,6 +716,50 @@ class Interpreter:
             ):
                 self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
+
+    def imported(self, name: str, node: ast.Call) -> _Any | None:
+        """What a helper imported from another module of the checked tree returns.
+
+        That module is read once per run (its own imports are not followed further), the
+        helper's return value is taken as its summary gives it, and only a mask or a constant
+        crosses back, re-anchored at this call (a finding names no line of another file).
+        """
+        if self.project is None or self.path is None:
+            return None
+        module, attr, level = self.foreign[name]
+        file = self.project.module_file(self.path, module, level)
+        if file is None or file.resolve() == self.path.resolve():
+            return None
+        reader = self.project.readers.get(file.resolve())
+        if reader is None:
+            source = self.project.source(file, attr)
+            if source is None:
+                return None
+            reader = Interpreter(source)
+            reader.outline(source.tree)
+            self.project.readers[file.resolve()] = reader
+        function = reader.defs[0].get(attr)
+        if function is None:
+            return None
+        if id(function) not in reader.summaries and not MASK_WORDS.search(reader.code(function)):
+            reader.summaries[id(function)] = None
+        try:
+            value = reader.summary(function)
+        except RecursionError:
+            return None
+        line = function.lineno
+        where = Origin(node, f"returned by `{attr}` ({file.name}:{line})")
+        if isinstance(value, Mask):
+            moved = {
+                key: where
+                for key in ("triangle_at", "moved_at", "repeated", "query_and_key")
+                if getattr(value, key) is not None
+            }
+            overflow = dataclasses.replace(value.overflow, origin=where) if value.overflow else None
+            return value.but(origin=where, overflow=overflow, **moved)
+        if isinstance(value, (Const, KeyCat)):
+            return dataclasses.replace(value, origin=where)
+        return None
 
     def instance_call(
         self, instance: _Instance, method: str, node: ast.Call, values: list[_Any | None]
@@ -1317,6 +1377,13 @@ class Interpreter:
                 if called is not None
                 else None
             )
+            if (
+                callee is None
+                and helper is None
+                and isinstance(func, ast.Name)
+                and func.id in self.foreign
+            ):
+                return self.imported(func.id, node)
             if callee is None and helper is not None:
                 read, value = self.specialise(
                     helper, node, values, method=isinstance(func, ast.Attribute)
