@@ -319,10 +319,26 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "def f(done, beam_scores):\n"
         "    beam_scores = torch.where(done, -1e9, beam_scores)\n"
         "    return beam_scores.softmax(dim=-1)\n",
-        "def f(done, beam_scores):\n"
+        "def f(done, beam_scores, logits):\n"
         "    beam_scores = torch.where(done, -1e9, beam_scores)\n"
-        "    return beam_scores.topk(4, dim=-1)\n",
+        "    return beam_scores.topk(4, dim=-1), logits.softmax(dim=-1)\n",
         ["AM202"],
+    ),
+    # a softmax along an axis of size 1 (a Conv1d's single channel): every weight is 1
+    "softmax-of-one-channel": (
+        "class Pool(nn.Module):\n"
+        "    def __init__(self, features):\n"
+        "        super().__init__()\n"
+        "        self.score = nn.Sequential(nn.Conv1d(features, 1, 1), nn.Softmax(dim=1))\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.score(x) * x).sum(dim=-1)\n",
+        "class Pool(nn.Module):\n"
+        "    def __init__(self, features):\n"
+        "        super().__init__()\n"
+        "        self.score = nn.Sequential(nn.Conv1d(features, 1, 1), nn.Softmax(dim=-1))\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.score(x) * x).sum(dim=-1)\n",
+        ["AM402"],
     ),
     # a Boolean times a Python float is float32: -1e9 fits; a float16 indicator keeps float16
     "boolean-times-a-constant": (
