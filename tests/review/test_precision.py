@@ -491,6 +491,27 @@ def test_a_polarity_the_helper_does_not_share_is_reported_where_the_mask_is_pass
     assert "in `attend` (line 9" in findings[0].expects
 
 
+PARTIAL = """
+import functools
+
+
+def attend(q, k, v, mask):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def f(q, k, v, ids, pad):
+    run = functools.partial(attend, mask=(ids {op} pad)[:, None, None, :])
+    return run(q, k, v)
+"""
+
+
+def test_a_mask_bound_by_functools_partial_reaches_the_helper() -> None:
+    found = check_source(HEAD + PARTIAL.format(op="=="))
+    # reported where the mask is bound: the helper is right for the masks it was written for
+    assert [(f.line, f.code) for f in found] == [(17, "AM101")]
+    assert check_source(HEAD + PARTIAL.format(op="!=")) == []
+
+
 def test_a_helper_imported_from_the_tree_is_followed(tmp_path) -> None:
     from attention.review.project import Project
 

@@ -139,6 +139,16 @@ class _Instance:
 
 
 @dataclass(frozen=True)
+class _Partial:
+    """``functools.partial(helper, mask=m)``: a helper of this module with arguments bound."""
+
+    origin: Origin
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    args: tuple[Arg, ...]
+    values: tuple[object, ...]
+
+
+@dataclass(frozen=True)
 class _Tuple:
     """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
 
@@ -235,6 +245,7 @@ _Any = (
     | _Dim
     | _Instance
     | _Tuple
+    | _Partial
     | _Unknown
     | _Param
     | _NoneValue
@@ -271,7 +282,7 @@ class Interpreter:
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
         self.summarising = False
-        self.specialising = False
+        self.specialising = 0
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         self.consumed: dict[int, Origin] = {}
@@ -649,7 +660,13 @@ class Interpreter:
         return value
 
     def specialise(
-        self, function: _Function, node: ast.Call, values: list[_Any | None], *, method: bool
+        self,
+        function: _Function,
+        node: ast.Call,
+        values: list[_Any | None],
+        *,
+        method: bool,
+        args: list[Arg] | None = None,
     ) -> tuple[bool, _Any | None]:
         """A helper of this module read once more with the masks this call passes it.
 
@@ -657,11 +674,17 @@ class Interpreter:
         the helper's body is read again with its parameters bound to the call's values: what
         the helper does with that mask is then checked like code of the caller's, and its
         findings are kept (a finding already made where the helper was defined is reported
-        once).  The bound: one level (nothing is followed from a helper being read this way or
-        summarised), positional and keyword arguments only (``*args`` reads nothing), and only
-        helpers defined before the call.  Says whether it read the helper, and what it returns.
+        once).  The bound: two levels (a helper read this way may read one more with what it
+        passes on; nothing is followed from a summary), positional and keyword arguments only
+        (``*args`` reads nothing).  ``args``: the arguments, where they are not the call's own
+        (a ``functools.partial`` adds its bound ones).  Says whether it read the helper, and
+        what it returns.
         """
-        if self.summarising or self.specialising or not any(map(_informative, values)):
+        if (
+            self.summarising
+            or self.specialising >= SPECIALISE_DEPTH
+            or not any(map(_informative, values))
+        ):
             return False, None
         self.summary(function)
         own = self.own_hits.get(id(function), set())
@@ -670,7 +693,7 @@ class Interpreter:
             order = order[1:]
         names = _parameters(function)
         position = 0
-        for arg, value in zip(self.args(node), values, strict=True):
+        for arg, value in zip(self.args(node) if args is None else args, values, strict=True):
             if arg.star:
                 return False, None
             if arg.keyword is None:
@@ -684,7 +707,7 @@ class Interpreter:
                     return False, None
             if value is not None:
                 names[name] = value
-        self.specialising = True
+        self.specialising += 1
         attributes = dict(self.attributes[-1])
         self.scopes.append(names)
         self.functions.append(function)
@@ -700,10 +723,10 @@ class Interpreter:
             self.returns.pop()
             self.defs.pop()
             self.attributes[-1] = attributes
-            self.specialising = False
+            self.specialising -= 1
         carried = [
             (arg, value)
-            for arg, value in zip(self.args(node), values, strict=True)
+            for arg, value in zip(self.args(node) if args is None else args, values, strict=True)
             if isinstance(value, Mask)
         ]
         for index in range(before, len(self.hits)):
@@ -1358,6 +1381,15 @@ class Interpreter:
             callee = self.ev(func)
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
+            if isinstance(callee, _Partial):
+                read, value = self.specialise(
+                    callee.function,
+                    node,
+                    [*callee.values, *values],  # type: ignore[list-item]
+                    method=False,
+                    args=[*callee.args, *args],
+                )
+                return value if read else None
             if isinstance(callee, _Instance):
                 value = self.instance_call(callee, "forward", node, values)
                 if value is None and "norm" in (method or "").lower():
@@ -1397,6 +1429,11 @@ class Interpreter:
             if count is not None and count <= 16:
                 each = _Tensor(origin, receiver.dtype, receiver.wide, sizes=receiver.sizes[1:])
                 return _Tuple(origin, (each,) * count)
+            return None
+        if qualified == "functools.partial" and args and isinstance(args[0].value, ast.Name):
+            bound = self.function_named(args[0].value.id, method=False)
+            if bound is not None and not any(arg.star for arg in args):
+                return _Partial(origin, bound, tuple(args[1:]), tuple(values[1:]))
             return None
         if method == "register_buffer" and len(args) >= 2:
             name = string_literal(args[0].value)
@@ -2723,6 +2760,9 @@ def _guard(test: ast.AST) -> _Guard | None:
     return None
 
 
+SPECIALISE_DEPTH = 2
+"""How deep a chain of helpers is read with its callers' values (a caller, its helper, and the
+helper that one calls with what it was given)."""
 POLARITY = ("AM101", "AM102", "AM103", "AM104", "AM105")
 """The rules about which convention a mask has: where caller and helper disagree on it, the
 finding goes to the caller (the helper is right for the masks it was written for).  Other
