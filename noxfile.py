@@ -180,7 +180,7 @@ def _python311(session: nox.Session) -> str:
     return found
 
 
-SHARED_EXTRAS = ("browser", "docs", "plots", "test", "typecheck")
+SHARED_EXTRAS = ("browser", "docs", "plots", "test", "torch", "typecheck")
 """The package's extras that the shared environment holds once it is created."""
 
 

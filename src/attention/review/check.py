@@ -27,7 +27,9 @@ from attention.review.interpreter import Hit, Interpreter
 from attention.review.project import Project
 from attention.review.syntax import Source
 
-__all__ = ["KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_finding"]
+BOM = "\ufeff"
+
+__all__ = ["BOM", "KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_finding"]
 
 KEYWORDS = (
     "softmax(",
@@ -90,6 +92,7 @@ def check_source(
     With ``project`` (the checked tree), helpers imported from the tree's other modules are
     followed (:mod:`attention.review.project`).
     """
+    source = source.removeprefix(BOM)  # a byte-order mark is no part of the program
     tree = ast.parse(source, filename=path)
     if not could_hold_finding(source):
         return []

@@ -265,6 +265,8 @@ class Interpreter:
         self.project = project
         self.path = path
         self.foreign: dict[str, tuple[str, str, int]] = {}
+        self.top_imports: dict[str, str] = {}
+        self.fix_candidates: dict[int, tuple[Hit, str]] = {}
         self.imports: dict[str, str] = {}
         self.globals: dict[str, _Any] = {}
         self.scopes: list[dict[str, _Any]] = [self.globals]
@@ -361,6 +363,13 @@ class Interpreter:
 
     def module(self, tree: ast.Module) -> None:
         """Read a whole module; its functions are known before the first line is read."""
+        for statement in tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.name == "torch" and alias.asname:
+                        self.top_imports[alias.asname] = "torch"
+                    elif alias.name.split(".")[0] == "torch" and not alias.asname:
+                        self.top_imports["torch"] = "torch"  # `import torch.nn` binds torch
         self.defs[0].update(_hoisted(tree.body))
         self.class_defs = {
             statement.name: statement
@@ -1268,7 +1277,7 @@ class Interpreter:
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
-                return dataclasses.replace(this, masked=True)
+                return dataclasses.replace(this, masked=True, fixable=None)
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
                 other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
@@ -1445,6 +1454,10 @@ class Interpreter:
             offset = 0 if subject is not None else 1
             if subject is None and values:
                 subject = values[0]
+            read = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+            if read is None and args and args[0].keyword is None:
+                read = args[0].value
+            self.fill_read_by_softmax(read)
             return self.softmax(node, subject, offset)
         if qualified == SDPA:
             self.sdpa(node, values)
@@ -1496,7 +1509,7 @@ class Interpreter:
             if narrowed is not None:
                 self.overflow_check(receiver.holds, node, narrowed)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
-            return receiver
+            return dataclasses.replace(receiver, wide=method in ("float", "double"))
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -2023,6 +2036,9 @@ class Interpreter:
             self.pending.pop(id(subject.late.node), None)
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
+                if pending.fix is not None and pending is not subject.fixable:
+                    # something read the filled scores before the softmax: no safe rewrite
+                    pending = dataclasses.replace(pending, fix=None)
                 self.hits.append(pending)
         at: ast.AST | Arg
         if dim is None:
@@ -2127,7 +2143,9 @@ class Interpreter:
         self.scale_check(scale, node, divide=divide)
         found = tuple(self.hits[before:])
         del self.hits[before:]
-        return dataclasses.replace(scores, scaled=True, pending=scores.pending + found)
+        return dataclasses.replace(
+            scores, scaled=True, pending=scores.pending + found, fixable=None
+        )
 
     def scale_check(self, scale: _Any | None, node: ast.AST, *, divide: bool) -> None:
         """A scale of the wrong power, or built from the width in multi-head code."""
@@ -2162,6 +2180,7 @@ class Interpreter:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
         fill = values[1] if len(values) >= 2 else None
+        fixable: Hit | None = None
         if isinstance(mask, _Tensor | _Param) or (mask is None and args):
             self.refine_boolean(args[0].value)
         if (
@@ -2202,16 +2221,21 @@ class Interpreter:
             if (
                 _overflows_float16(fill)
                 and not _float32(func)
-                and not (isinstance(target, _Tensor) and target.wide)
+                and not (isinstance(target, (_Tensor, Scores)) and target.wide)
                 and self.attention_context(target, mask, node)
             ):
-                self.hit(
+                rewrite = self.finfo_fix(node, func)
+                fixable = self.hit(
                     "AM202",
                     fill_arg,
                     "masked_fill converts the fill to the tensor's dtype: float16's largest "
                     "magnitude is 65504, so this fill raises there (or overflows to -inf)",
-                    fix=self.finfo_fix(func),
+                    fix=rewrite if isinstance(target, Scores) else None,
                 )
+                if rewrite is not None and not isinstance(target, Scores):
+                    # safe only if a softmax reads the filled tensor at once (it is floating
+                    # then, and nothing turns a fully masked row's values into another result)
+                    self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
                 self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
             if not isinstance(target, Scores):
@@ -2229,7 +2253,10 @@ class Interpreter:
             # a fill of scores is about attention only if a softmax reads them
             found = tuple(self.hits[before:])
             del self.hits[before:]
-            return dataclasses.replace(target, masked=True, pending=target.pending + found)
+            fix = fixable if fixable in found and fixable.fix is not None else None
+            return dataclasses.replace(
+                target, masked=True, pending=target.pending + found, fixable=fix
+            )
         return None
 
     def late_mask(self, scores: Scores, node: ast.AST) -> Scores:
@@ -2355,14 +2382,34 @@ class Interpreter:
         words = " ".join(name for part in parts for name in names_in(part)).lower()
         return any(word in words for word in ATTENTION_WORDS)
 
-    def finfo_fix(self, func: ast.AST) -> str | None:
-        """The safe rewrite of an overflowing fill: ``torch.finfo(x.dtype).min``."""
-        torch = next((local for local, name in self.imports.items() if name == "torch"), None)
+    def fill_read_by_softmax(self, read: ast.AST | None) -> None:
+        """A softmax reads the result of a masked_fill directly: its rewrite is safe."""
+        candidate = self.fix_candidates.pop(id(read), None) if read is not None else None
+        if candidate is None:
+            return
+        hit, rewrite = candidate
+        if hit in self.hits:
+            self.hits[self.hits.index(hit)] = dataclasses.replace(hit, fix=rewrite)
+
+    def finfo_fix(self, node: ast.Call, func: ast.AST) -> str | None:
+        """The rewrite of an overflowing fill, ``torch.finfo(x.dtype).min``, where it is safe.
+
+        ``x`` is the tensor filled (the receiver of ``x.masked_fill``, the first argument of
+        ``torch.masked_fill``), a plain name or attribute; ``torch`` is a name the module binds
+        at its top level, unconditionally, so it is bound wherever the fill runs.
+        """
+        torch = next((local for local, name in self.top_imports.items() if name == "torch"), None)
         if torch is None or not isinstance(func, ast.Attribute):
             return None
-        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+        filled: ast.AST = func.value
+        if self.qualname(func) == "torch.masked_fill":
+            args = self.args(node)
+            if not args or args[0].keyword is not None:
+                return None
+            filled = args[0].value
+        if not isinstance(filled, (ast.Name, ast.Attribute)):
             return None
-        return f"{torch}.finfo({self.code(func.value)}.dtype).min"
+        return f"{torch}.finfo({self.code(filled)}.dtype).min"
 
     def triangle(
         self,
