@@ -14,17 +14,20 @@ converter wrote so that Chromium draws what TeX would, with nothing but MathML a
   operator's space, ``\\max(`` the space of an unknown operator and ``1 .`` a space before the
   period.  Every ``<mo>`` gets ``lspace`` and ``rspace``; a space between two atoms neither of
   which is an operator is an ``<mspace>``.
-* **Italic correction** (rule 17): TeX adds to an italic letter its correction, the part of the
-  glyph that leans past its advance, and sets a superscript after it; a browser adds nothing,
-  so ``T²``'s 2 touched the T and ``P\\,Attn`` read ``PAttn``.  A letter gets the correction
-  (from the font's MATH table) as right padding, or, with a superscript and a subscript, the
-  superscript is moved right by it.
+* **Italic correction and kerns** (rules 17 and 14): TeX adds to an italic letter its
+  correction, the part of the glyph that leans past its advance, and sets a superscript after
+  it; a browser adds nothing, so ``T²``'s 2 touched the T and ``P\\,Attn`` read ``PAttn``.  A
+  letter gets the correction (from the font's MATH table) as right padding, or, with a
+  superscript and a subscript, the superscript is moved right by it.  TeX also kerns two
+  characters of one font (``df``, ``V,``; ``Va`` in ``Var``) by the font's table, which Latin
+  Modern Math lacks: cmmi10's kerns become margins, cmr10's a kerning feature of the served font.
 * **Scripts of a character** (rule 18): TeX sets a character's subscript at a fixed depth, 0.15
   em (``\\sigma_{16}``), whatever the character's own depth, while MathML Core lowers it below a
   descender (``q_i`` sat 0.15 em lower than ``k_i``) and takes 0.247 em; the font the build
   writes carries TeX's values (:data:`FONT_CONSTANTS`).  A display formula raises a lone
   superscript to TeX's ``\\sigma_{13}`` and a large operator's scripts drop as TeX drops a
-  box's.
+  box's.  A script's glyphs are the font's designs for script sizes (its 'ssty' alternates, as
+  TeX's cmmi7), which math.css asks for where the build marks a script.
 * **Delimiters** (rule 19, ``\\delimiterfactor`` 901 and ``\\delimitershortfall`` 5 pt): a
   ``\\left(`` takes the smallest of TeX's sizes that covers 90.1 % of the formula it encloses,
   a ``\\bigl(`` TeX's 1.2 em size; Chromium took the smallest of the font's finer sizes that
@@ -32,8 +35,10 @@ converter wrote so that Chromium draws what TeX would, with nothing but MathML a
   a gap on either side of a small one.  Such a fence gets ``minsize`` and ``maxsize`` set to
   its TeX size and negative margins that give back the width it does not use.  The same gap
   stood after a square root (``√1 = 0``): the root gets the margin back.
-* **Arrays**: a matrix's and a cases block's rows stand on TeX's strut, their columns apart by
-  TeX's ``\\arraycolsep`` (``math.css``), and ``\\ldots`` is TeX's three spaced dots.
+* **Arrays and the rest**: a matrix's, a cases block's and an aligned block's rows stand on
+  TeX's strut, their columns apart by TeX's ``\\arraycolsep``, ``\\quad`` or
+  ``\\minalignsep`` (``math.css``, which also sets a fraction's ``\\nulldelimiterspace``);
+  ``\\ldots`` is TeX's three spaced dots, and ``\\!`` takes its room back.
 
 The vertical extent of a formula, which decides a root's and a fence's size, is computed from
 the font's glyph bounds and constants by the rules of MathML Core (:class:`Extent`), for the
@@ -66,13 +71,11 @@ FONT_CONSTANTS = {
 }
 # TeX's own values for what MathML Core does not distinguish
 SUPERSCRIPT_DISPLAY = 0.413  # sigma_13: a superscript in display style (MathML: 0.363 always)
-SUB_DROP, SUP_DROP = 0.05, 0.386  # sigma_19, sigma_18 of the script font: a box's scripts
+SUB_DROP = 0.05  # sigma_19 of the script font: how far a box's subscript drops below it
 DELIMITER_FACTOR, DELIMITER_SHORTFALL = 0.901, 0.5  # \delimiterfactor, \delimitershortfall (em)
 THIN, MEDIUM, THICK = 3 / 18, 4 / 18, 5 / 18  # \, \> \; (mu / 18 = em)
 # TeX's \big, \Big, \bigg, \Bigg heights in cmex10, as docutils writes them (MathJax's sizes)
 BIG_SIZES = {"1.2em": 1.2, "1.623em": 1.8, "2.047em": 2.4, "2.470em": 3.0}
-# TeX's \strut in an array's rows (0.7 and 0.3 \baselineskip, 12 pt at 10 pt: em), times
-# \arraystretch (1.2 in cases); aligned and gathered rows stand \jot (3 pt) apart (math.css)
 # TeX's kerns between two characters of one font (The TeXbook, Appendix G, rule 14), which
 # Latin Modern Math does not carry: cmmi10's (an italic letter before a letter, a comma, a
 # period or a slash, which plain TeX takes from cmmi) and cmr10's (between the letters of an
@@ -105,6 +108,8 @@ def _kerns(table: str) -> dict[tuple[str, str], float]:
     return {(pair[0], pair[1]): int(pair[2:]) / 1000 for pair in table.split()}
 
 
+# TeX's \strut in an array's rows (0.7 and 0.3 \baselineskip, 12 pt at 10 pt: em), times
+# \arraystretch (1.2 in cases); aligned and gathered rows stand \jot (3 pt) apart (math.css)
 STRUT = {
     "matrix": (0.84, 0.36),
     "cases": (1.008, 0.432),
