@@ -819,7 +819,7 @@ class Interpreter:
         return value if read else None
 
     def relocated(
-        self, hit: Hit, function: _Function, carried: list[tuple[Arg, _Any | None]]
+        self, hit: Hit, function: _Function, carried: Sequence[tuple[Arg, _Any | None]]
     ) -> Hit:
         """A finding the helper gives only with this caller's mask, moved to the caller's argument.
 
@@ -1472,10 +1472,10 @@ class Interpreter:
             offset = 0 if subject is not None else 1
             if subject is None and values:
                 subject = values[0]
-            read = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
-            if read is None and args and args[0].keyword is None:
-                read = args[0].value
-            self.fill_read_by_softmax(read)
+            softmax_input = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+            if softmax_input is None and args and args[0].keyword is None:
+                softmax_input = args[0].value
+            self.fill_read_by_softmax(softmax_input)
             return self.softmax(node, subject, offset)
         if qualified == SDPA:
             self.sdpa(node, values)
@@ -1617,12 +1617,12 @@ class Interpreter:
             return self.size_of(func.value, receiver, args[0].value, node)
         if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
-            sizes = list(receiver.sizes)
-            known = [a for a in axes if a is not None and -len(sizes) <= a < len(sizes)]
+            swapped = list(receiver.sizes)
+            known = [a for a in axes if a is not None and -len(swapped) <= a < len(swapped)]
             if len(axes) == 2 and len(known) == 2:
-                first, second = known
-                sizes[first], sizes[second] = sizes[second], sizes[first]
-                return _Transposed(origin, tuple(sizes))
+                one, other = known
+                swapped[one], swapped[other] = swapped[other], swapped[one]
+                return _Transposed(origin, tuple(swapped))
             return _Transposed(origin)
         if method in ("transpose", "permute", "swapaxes", "t"):
             return _Transposed(origin)
@@ -1647,11 +1647,11 @@ class Interpreter:
             and qualified
             and qualified.startswith("torch")
         ):
-            first = args[0].value if args else None
-            if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
+            joined = args[0].value if args else None
+            if isinstance(joined, (ast.List, ast.Tuple)) and len(joined.elts) >= 2:
                 axis_arg, _ = self.argument(node, values, 1, "dim")
                 axis = int_literal(axis_arg.value) if axis_arg is not None else 0
-                parts = [self.ev(element) for element in first.elts]
+                parts = [self.ev(element) for element in joined.elts]
                 ranks = {
                     len(part.sizes) for part in parts if isinstance(part, _Tensor) and part.sizes
                 }
@@ -1673,8 +1673,8 @@ class Interpreter:
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
-            filled = self.filled(node, values[1], silent=False)
-            return dataclasses.replace(filled, sizes=self.sizes(node, values, shape_only=True))
+            full = self.filled(node, values[1], silent=False)
+            return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
             return self.filled(node, values[0], silent=True)
         if (
