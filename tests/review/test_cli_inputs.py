@@ -311,3 +311,30 @@ def test_many_files_in_parallel_name_each_problem_once(tmp_path, capsys) -> None
         "gone.py",
         "latin.py",
     ]
+
+
+def test_a_file_the_checker_fails_on_is_named_and_the_others_checked(
+    wrong, tmp_path, capsys, monkeypatch
+) -> None:
+    import attention.review.__main__ as cli
+
+    real = cli.check_source
+
+    def failing(source: str, path: str, *args: object) -> object:
+        if path.endswith("trips.py"):
+            raise AttributeError("'NoneType' object has no attribute 'lineno'")
+        return real(source, path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(cli, "check_source", failing)
+    (tmp_path / "trips.py").write_text(CLEAN)
+    code, out, err = run([str(tmp_path / "trips.py"), str(wrong), "--jobs", "1"], capsys)
+    assert code == 2
+    assert out.count(" AM101 ") == 1
+    one_line_naming(err, "trips.py", "internal error", "AttributeError")
+
+
+def test_folders_of_environments_and_builds_are_left_out(tmp_path, capsys) -> None:
+    for folder in (".venv/lib", "docs/_build/html", "node_modules/x", "build/lib"):
+        (tmp_path / folder).mkdir(parents=True)
+        (tmp_path / folder / "vendored.py").write_text(WRONG)
+    assert run([str(tmp_path)], capsys) == (0, "", "")

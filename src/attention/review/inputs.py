@@ -54,20 +54,37 @@ SUFFIXES = (".py", ".pyi", ".ipynb")
 
 SKIP_FOLDERS = frozenset(
     {
+        ".bzr",
+        ".direnv",
+        ".eggs",
         ".git",
+        ".git-rewrite",
         ".hg",
+        ".ipynb_checkpoints",
+        ".mypy_cache",
         ".nox",
+        ".pants.d",
+        ".pyenv",
+        ".pytest_cache",
+        ".pytype",
+        ".ruff_cache",
+        ".svn",
         ".tox",
         ".venv",
-        "venv",
+        ".vscode",
         "__pycache__",
-        ".ipynb_checkpoints",
-        "node_modules",
+        "__pypackages__",
+        "_build",
+        "buck-out",
         "build",
         "dist",
+        "node_modules",
+        "site-packages",
+        "venv",
     }
 )
-"""Folders a walk leaves out (environments, caches, build output, notebook checkpoints)."""
+"""Folders a walk leaves out: environments, caches, build output, notebook checkpoints (the
+folders ruff leaves out by default, and ``__pycache__``)."""
 
 
 @dataclass(frozen=True)
