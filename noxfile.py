@@ -180,7 +180,7 @@ def _python311(session: nox.Session) -> str:
     return found
 
 
-SHARED_EXTRAS = ("browser", "docs", "plots", "test", "typecheck")
+SHARED_EXTRAS = ("browser", "docs", "plots", "test", "torch", "typecheck")
 """The package's extras that the shared environment holds once it is created."""
 
 
@@ -573,6 +573,25 @@ def screenshots(session: nox.Session) -> None:
     shutil.rmtree(out, ignore_errors=True)  # no screenshot left over from a removed page
     session.run(
         "python", "docs/_tools/screenshots.py", str(SITE), str(out), env={"CHROMIUM": CHROMIUM}
+    )
+
+
+@nox.session(venv_backend=SHARED, default=False, requires=["docs"])
+def mathcompare(session: nox.Session) -> None:
+    """Every formula of both languages beside LaTeX's rendering: PNG in docs/_build/math-latex.
+
+    Needs LaTeX and dvipng (Debian: apt-get install texlive-latex-base
+    texlive-latex-recommended dvipng) and Chromium; docs/_tools/math_latex.py says what it writes.
+    """
+    if not Path(CHROMIUM).is_file():
+        session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    _install(session, "browser")
+    session.run(
+        "python",
+        "docs/_tools/math_latex.py",
+        *(str(SITE), str(DOCS_BUILD / "doctrees"), str(DOCS_BUILD / "math-latex")),
+        *session.posargs,
+        env={"CHROMIUM": CHROMIUM},
     )
 
 

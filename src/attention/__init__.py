@@ -16,6 +16,7 @@ Every mask argument says its convention in its name: ``allowed`` (Boolean, True 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:  # the names, for type checkers and readers; at run time they load on first use
@@ -86,10 +87,29 @@ names is used, so ``python -m attention.review`` and the other tools that need n
 without it."""
 
 
+TORCH_MISSING = (
+    "{what} needs torch, which is not installed here: "
+    "pip install 'attention-textbook[torch]' (or install torch first, for example the CPU "
+    "build: pip install torch --index-url https://download.pytorch.org/whl/cpu). The mask "
+    "checker, python -m attention.review, needs no torch."
+)
+"""What a feature that needs torch says where torch is missing."""
+
+
+def require_torch(what: str) -> None:
+    """Raise :class:`ModuleNotFoundError` naming ``what`` and the install, if torch is missing.
+
+    >>> require_torch("attention.scaled_dot_product_attention")  # torch is installed here
+    """
+    if importlib.util.find_spec("torch") is None:
+        raise ModuleNotFoundError(TORCH_MISSING.format(what=what), name="torch")
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    require_torch(f"attention.{name}")
     value = getattr(importlib.import_module(module), name)
     globals()[name] = value
     return value

@@ -27,7 +27,10 @@ from attention.review.interpreter import Hit, Interpreter
 from attention.review.project import Project
 from attention.review.syntax import NestingError, Source, bounded_recursion, parse
 
+BOM = "\ufeff"
+
 __all__ = [
+    "BOM",
     "KEYWORDS",
     "Finding",
     "LineNames",
@@ -116,6 +119,7 @@ def check_source(
     ``project`` (the checked tree), helpers imported from the tree's other modules are followed
     (:mod:`attention.review.project`).
     """
+    source = source.removeprefix(BOM)  # a byte-order mark is no part of the program
     with bounded_recursion():
         tree = parse(source, filename=path)
         if not could_hold_finding(source):

@@ -265,6 +265,8 @@ class Interpreter:
         self.project = project
         self.path = path
         self.foreign: dict[str, tuple[str, str, int]] = {}
+        self.top_imports: dict[str, str] = {}
+        self.fix_candidates: dict[int, tuple[Hit, str]] = {}
         self.imports: dict[str, str] = {}
         self.globals: dict[str, _Any] = {}
         self.scopes: list[dict[str, _Any]] = [self.globals]
@@ -361,6 +363,13 @@ class Interpreter:
 
     def module(self, tree: ast.Module) -> None:
         """Read a whole module; its functions are known before the first line is read."""
+        for statement in tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.name == "torch" and alias.asname:
+                        self.top_imports[alias.asname] = "torch"
+                    elif alias.name.split(".")[0] == "torch" and not alias.asname:
+                        self.top_imports["torch"] = "torch"  # `import torch.nn` binds torch
         self.defs[0].update(_hoisted(tree.body))
         self.class_defs = {
             statement.name: statement
@@ -1133,6 +1142,8 @@ class Interpreter:
             return self.add(left, right, left_node, right_node, node)
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if isinstance(this, Scores) and _zero_one(other):
+                    return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
                     return self.scaled(this, other, other_node, divide=False)
                 if (
@@ -1268,7 +1279,10 @@ class Interpreter:
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
-                return dataclasses.replace(this, masked=True)
+                biased = this.biased or (
+                    other is None and any("bias" in name for name in names_in(other_node))
+                )
+                return dataclasses.replace(this, masked=True, fixable=None, biased=biased)
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
                 other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
@@ -1315,6 +1329,19 @@ class Interpreter:
             dtype="float",
             finfo_terms=int(const.finfo),
             overflow=overflow,
+        )
+
+    def multiplied_mask(self, scores: Scores, node: ast.AST) -> Scores:
+        """AM203: scores times a 0/1 mask: a masked score becomes 0, not -inf (waits a softmax)."""
+        found = self.hit(
+            "AM203",
+            node,
+            "a masked score must become -inf (or finfo.min) so its weight is 0; multiplied by a "
+            "0/1 mask it becomes 0, and its key keeps a weight comparable to the others",
+        )
+        self.hits.remove(found)
+        return dataclasses.replace(
+            scores, masked=True, pending=(*scores.pending, found), fixable=None
         )
 
     def scaled_weights(self, weights: Weights, node: ast.AST) -> Weights:
@@ -1445,6 +1472,10 @@ class Interpreter:
             offset = 0 if subject is not None else 1
             if subject is None and values:
                 subject = values[0]
+            read = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+            if read is None and args and args[0].keyword is None:
+                read = args[0].value
+            self.fill_read_by_softmax(read)
             return self.softmax(node, subject, offset)
         if qualified == SDPA:
             self.sdpa(node, values)
@@ -1488,7 +1519,7 @@ class Interpreter:
             return self.masked_fill(node, receiver, filled, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
-        if method in ("float", "double") and not args and not isinstance(receiver, Mask):
+        if method in ("float", "double") and not args and not isinstance(receiver, (Mask, Scores)):
             # float32 (or float64) by construction: a fill of -1e9 fits there
             return _Tensor(origin, "float", wide=True)
         if isinstance(receiver, _Tensor) and receiver.holds is not None:
@@ -1496,7 +1527,7 @@ class Interpreter:
             if narrowed is not None:
                 self.overflow_check(receiver.holds, node, narrowed)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
-            return receiver
+            return dataclasses.replace(receiver, wide=method in ("float", "double"))
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -1593,8 +1624,14 @@ class Interpreter:
                 sizes[first], sizes[second] = sizes[second], sizes[first]
                 return _Transposed(origin, tuple(sizes))
             return _Transposed(origin)
-        if method in ("transpose", "permute", "swapaxes"):
+        if method in ("transpose", "permute", "swapaxes", "t"):
             return _Transposed(origin)
+        if method in ("mm", "matmul", "bmm") and qualified is None and values:
+            # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
+            if isinstance(values[0], _Transposed):
+                scaled = isinstance(receiver, _ScaledTensor)
+                return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else None)
+            return None
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if len(values) >= 2 and isinstance(values[1], _Transposed):
                 return Scores(
@@ -2023,6 +2060,9 @@ class Interpreter:
             self.pending.pop(id(subject.late.node), None)
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
+                if pending.fix is not None and pending is not subject.fixable:
+                    # something read the filled scores before the softmax: no safe rewrite
+                    pending = dataclasses.replace(pending, fix=None)
                 self.hits.append(pending)
         at: ast.AST | Arg
         if dim is None:
@@ -2040,6 +2080,8 @@ class Interpreter:
         self.axis_check(subject, axis, at, implicit=implicit)
         if (
             not subject.scaled
+            # a learned position bias (T5's) is trained with unscaled scores, by design
+            and not subject.biased
             # without heads, unscaled dot-product scores are a design (Luong's attention);
             # scores [B, H, L, S] have heads
             and (self.multi_head() or subject.ndim == 4)
@@ -2127,7 +2169,9 @@ class Interpreter:
         self.scale_check(scale, node, divide=divide)
         found = tuple(self.hits[before:])
         del self.hits[before:]
-        return dataclasses.replace(scores, scaled=True, pending=scores.pending + found)
+        return dataclasses.replace(
+            scores, scaled=True, pending=scores.pending + found, fixable=None
+        )
 
     def scale_check(self, scale: _Any | None, node: ast.AST, *, divide: bool) -> None:
         """A scale of the wrong power, or built from the width in multi-head code."""
@@ -2162,6 +2206,7 @@ class Interpreter:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
         fill = values[1] if len(values) >= 2 else None
+        fixable: Hit | None = None
         if isinstance(mask, _Tensor | _Param) or (mask is None and args):
             self.refine_boolean(args[0].value)
         if (
@@ -2202,16 +2247,21 @@ class Interpreter:
             if (
                 _overflows_float16(fill)
                 and not _float32(func)
-                and not (isinstance(target, _Tensor) and target.wide)
+                and not (isinstance(target, (_Tensor, Scores)) and target.wide)
                 and self.attention_context(target, mask, node)
             ):
-                self.hit(
+                rewrite = self.finfo_fix(node, func)
+                fixable = self.hit(
                     "AM202",
                     fill_arg,
                     "masked_fill converts the fill to the tensor's dtype: float16's largest "
                     "magnitude is 65504, so this fill raises there (or overflows to -inf)",
-                    fix=self.finfo_fix(func),
+                    fix=rewrite if isinstance(target, Scores) else None,
                 )
+                if rewrite is not None and not isinstance(target, Scores):
+                    # safe only if a softmax reads the filled tensor at once (it is floating
+                    # then, and nothing turns a fully masked row's values into another result)
+                    self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
                 self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
             if not isinstance(target, Scores):
@@ -2229,7 +2279,10 @@ class Interpreter:
             # a fill of scores is about attention only if a softmax reads them
             found = tuple(self.hits[before:])
             del self.hits[before:]
-            return dataclasses.replace(target, masked=True, pending=target.pending + found)
+            fix = fixable if fixable in found and fixable.fix is not None else None
+            return dataclasses.replace(
+                target, masked=True, pending=target.pending + found, fixable=fix
+            )
         return None
 
     def late_mask(self, scores: Scores, node: ast.AST) -> Scores:
@@ -2321,9 +2374,22 @@ class Interpreter:
     def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
-        if not isinstance(value, Const) or isinstance(index, (ast.Tuple, ast.Slice)):
+        if not isinstance(value, Const):
             return
         base = self.ev(target.value)
+        if (
+            isinstance(base, _Tensor)
+            and base.dtype in ("float", "bool")
+            and base.holds is None
+            and value.value in (0.0, 1.0)
+            and isinstance(target.value, ast.Name)
+        ):
+            # torch.zeros(...) with ones set where keys may attend (or the reverse): a 0/1
+            # mask, whatever its entries mean
+            self.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
+            return
+        if isinstance(index, (ast.Tuple, ast.Slice)):
+            return
         if (
             isinstance(base, Weights)
             and base.unmasked
@@ -2355,14 +2421,34 @@ class Interpreter:
         words = " ".join(name for part in parts for name in names_in(part)).lower()
         return any(word in words for word in ATTENTION_WORDS)
 
-    def finfo_fix(self, func: ast.AST) -> str | None:
-        """The safe rewrite of an overflowing fill: ``torch.finfo(x.dtype).min``."""
-        torch = next((local for local, name in self.imports.items() if name == "torch"), None)
+    def fill_read_by_softmax(self, read: ast.AST | None) -> None:
+        """A softmax reads the result of a masked_fill directly: its rewrite is safe."""
+        candidate = self.fix_candidates.pop(id(read), None) if read is not None else None
+        if candidate is None:
+            return
+        hit, rewrite = candidate
+        if hit in self.hits:
+            self.hits[self.hits.index(hit)] = dataclasses.replace(hit, fix=rewrite)
+
+    def finfo_fix(self, node: ast.Call, func: ast.AST) -> str | None:
+        """The rewrite of an overflowing fill, ``torch.finfo(x.dtype).min``, where it is safe.
+
+        ``x`` is the tensor filled (the receiver of ``x.masked_fill``, the first argument of
+        ``torch.masked_fill``), a plain name or attribute; ``torch`` is a name the module binds
+        at its top level, unconditionally, so it is bound wherever the fill runs.
+        """
+        torch = next((local for local, name in self.top_imports.items() if name == "torch"), None)
         if torch is None or not isinstance(func, ast.Attribute):
             return None
-        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+        filled: ast.AST = func.value
+        if self.qualname(func) == "torch.masked_fill":
+            args = self.args(node)
+            if not args or args[0].keyword is not None:
+                return None
+            filled = args[0].value
+        if not isinstance(filled, (ast.Name, ast.Attribute)):
             return None
-        return f"{torch}.finfo({self.code(func.value)}.dtype).min"
+        return f"{torch}.finfo({self.code(filled)}.dtype).min"
 
     def triangle(
         self,
@@ -2929,6 +3015,16 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     )
     full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _zero_one(value: object) -> bool:
+    """A 0/1 mask (not an additive one, not known only by its name)."""
+    return (
+        isinstance(value, Mask)
+        and value.kind == "mask"
+        and not value.by_name
+        and value.dtype in ("float", "int", "bool")
+    )
 
 
 def _wide(dtype: str) -> bool:

@@ -214,6 +214,9 @@ class Scores:
     masked: bool = False
     pending: tuple[object, ...] = ()
     late: Origin | None = None
+    wide: bool = False
+    fixable: object | None = None
+    biased: bool = False
 
 
 @dataclass(frozen=True)
