@@ -296,7 +296,10 @@ def _main(argv: Sequence[str] | None) -> int:
         print(
             f"attention.review: {reason}; not checked: the {count} it applies to", file=sys.stderr
         )
-        problems.extend(Problem(shown(name), f"not checked: {reason}") for name in governed)
+        problems.extend(
+            Problem(shown(name), f"configuration not read, not checked: {reason}")
+            for name in governed
+        )
     findings: list[Finding] = []
     rewrite = args.fix or args.diff
     outcomes = _outcomes(names, args.jobs, _root(args.paths), in_process=rewrite)
