@@ -502,10 +502,13 @@ class ReviewPrecommit(SphinxDirective):
                 location=self.get_location(),
             )
             return []
+        repo = "  - repo: /path/to/attention"
+        rev = f"    rev: v{attention.__version__}"
+        width = max(len(repo), len(rev)) + 2
         text = (
             "repos:\n"
-            "  - repo: https://github.com/<owner>/attention   # where you install attention from\n"
-            f"    rev: v{attention.__version__}\n"
+            f"{repo.ljust(width)}# a clone of attention, or any address git clone takes\n"
+            f"{rev.ljust(width)}# a tag of it (each release makes one) or a commit\n"
             "    hooks:\n"
             f"      - id: {ids[0]}"
         )
