@@ -23,6 +23,7 @@ from pathlib import Path
 from attention.review.check import Finding, check_source
 from attention.review.config import Config, ConfigError, Configs, codes
 from attention.review.fix import diff, fixed_source
+from attention.review.i18n import LANGUAGES, language_of
 from attention.review.inputs import (
     STDIN,
     NotCheckedError,
@@ -79,6 +80,13 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--site-version", help="the site version the links cite (0.1.0, latest, stable)"
+    )
+    parser.add_argument(
+        "--language",
+        choices=LANGUAGES,
+        default=None,
+        help="the language of the messages, fixes and links (default: from LANGUAGE, LC_ALL, "
+        "LC_MESSAGES or LANG: zh_CN where it starts with zh, else en)",
     )
     parser.add_argument(
         "--jobs",
@@ -326,7 +334,7 @@ def _main(argv: Sequence[str] | None) -> int:
                     kept = [finding for finding in kept if finding.fix_code is None]
         findings.extend(kept)
     if not (args.diff and not args.fix):
-        site = Site(run_config.base_url, run_config.version)
+        site = Site(run_config.base_url, run_config.version, args.language or language_of())
         sys.stdout.write(render(findings, args.format, site, problems))
     if problems:
         return 2

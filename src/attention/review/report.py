@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 import attention
 from attention.review.check import Finding
+from attention.review.i18n import catalogue
 from attention.review.inputs import Problem
 from attention.review.links import row_url, rule_url
 from attention.review.rules import RULES, Rule, by_code
@@ -54,18 +55,23 @@ class Site:
 
     base_url: str | None = None
     version: str | None = None
+    language: str = "en"
 
     def row(self, row: str) -> str:
-        """A mask-semantics row's address."""
-        return row_url(row, base_url=self.base_url, version=self.version)
+        """A mask-semantics row's address, in the site's language."""
+        return row_url(row, base_url=self.base_url, version=self.version, language=self.language)
 
     def rule(self, code: str) -> str:
-        """A rule's page."""
-        return rule_url(code, base_url=self.base_url, version=self.version)
+        """A rule's page, in the site's language."""
+        return rule_url(code, base_url=self.base_url, version=self.version, language=self.language)
+
+    def _(self, message: str) -> str:
+        """``message`` (a rule's text or a label) in the site's language."""
+        return catalogue(self.language).gettext(message)
 
 
-def _headline(rule: Rule, finding: Finding) -> str:
-    return rule.message.format(subject=finding.subject)
+def _headline(rule: Rule, finding: Finding, site: Site) -> str:
+    return site._(rule.message).format(subject=finding.subject)
 
 
 def _where(finding: Finding) -> str:
@@ -93,10 +99,10 @@ def _record(finding: Finding, site: Site) -> dict[str, object]:
         "code": finding.code,
         "name": rule.name,
         "severity": rule.severity,
-        "message": _headline(rule, finding),
+        "message": _headline(rule, finding, site),
         "inferred": list(finding.inferred),
         "expects": finding.expects,
-        "fix": rule.fix,
+        "fix": site._(rule.fix),
         "fixable": finding.fix_code is not None,
         "rows": [{"id": row, "url": site.row(row)} for row in rule.rows],
         "rule_url": site.rule(rule.code),
@@ -135,16 +141,18 @@ def _text(findings: Sequence[Finding], site: Site) -> str:
     for finding in findings:
         rule = by_code(finding.code)
         lines.append(
-            f"{_where(finding)} {finding.code} {_headline(rule, finding)} [{rule.severity}]"
+            f"{_where(finding)} {finding.code} {_headline(rule, finding, site)} "
+            f"[{site._(rule.severity)}]"
         )
-        lines.extend(f"    inferred: {text}" for text in finding.inferred)
-        lines.append(f"    expects: {finding.expects}")
-        lines.append(f"    fix: {rule.fix}")
+        lines.extend(f"    {site._('inferred')}: {text}" for text in finding.inferred)
+        lines.append(f"    {site._('expects')}: {finding.expects}")
+        lines.append(f"    {site._('fix')}: {site._(rule.fix)}")
         for row in rule.rows:
-            lines.append(f"    row: {site.row(row)}")
-        lines.append(f"    rule: {site.rule(rule.code)}")
+            lines.append(f"    {site._('row')}: {site.row(row)}")
+        lines.append(f"    {site._('rule')}: {site.rule(rule.code)}")
     if findings:
-        lines.append(f"{len(findings)} finding{'s' if len(findings) != 1 else ''}")
+        count = len(findings)
+        lines.append(f"{count} {site._('finding' if count == 1 else 'findings')}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -171,12 +179,12 @@ def _github(findings: Sequence[Finding], problems: Sequence[Problem], site: Site
         rule = by_code(finding.code)
         body = "\n".join(
             [
-                _in_cell(finding) + _headline(rule, finding),
+                _in_cell(finding) + _headline(rule, finding, site),
                 *finding.inferred,
-                f"expects: {finding.expects}",
-                f"fix: {rule.fix}",
-                *(f"row: {site.row(row)}" for row in rule.rows),
-                f"rule: {site.rule(rule.code)}",
+                f"{site._('expects')}: {finding.expects}",
+                f"{site._('fix')}: {site._(rule.fix)}",
+                *(f"{site._('row')}: {site.row(row)}" for row in rule.rows),
+                f"{site._('rule')}: {site.rule(rule.code)}",
             ]
         )
         in_notebook = finding.cell is not None
@@ -223,8 +231,10 @@ def _sarif_rules(site: Site) -> list[dict[str, object]]:
         {
             "id": rule.code,
             "name": rule.name,
-            "shortDescription": {"text": rule.summary},
-            "fullDescription": {"text": f"{rule.summary} Fix: {rule.fix}"},
+            "shortDescription": {"text": site._(rule.summary)},
+            "fullDescription": {
+                "text": f"{site._(rule.summary)} {site._('fix')}: {site._(rule.fix)}"
+            },
             "helpUri": site.rule(rule.code),
             "defaultConfiguration": {"level": rule.severity},
             "properties": {"rows": [site.row(row) for row in rule.rows]},
@@ -233,9 +243,15 @@ def _sarif_rules(site: Site) -> list[dict[str, object]]:
     ]
 
 
-def _sarif_result(finding: Finding, index: int, base: Path) -> dict[str, object]:
+def _sarif_result(finding: Finding, index: int, base: Path, site: Site) -> dict[str, object]:
     rule = by_code(finding.code)
-    text = " ".join([_headline(rule, finding) + ".", *finding.inferred, f"Fix: {rule.fix}"])
+    text = " ".join(
+        [
+            _headline(rule, finding, site) + ".",
+            *finding.inferred,
+            f"{site._('fix')}: {site._(rule.fix)}",
+        ]
+    )
     location: dict[str, object] = {"artifactLocation": _artifact(finding.path, base)}
     if finding.cell is None:
         region: dict[str, int] = {"startLine": finding.line, "startColumn": finding.column}
@@ -297,7 +313,7 @@ def _sarif(findings: Sequence[Finding], problems: Sequence[Problem], site: Site)
                 "originalUriBaseIds": {SRCROOT: {"uri": base.as_uri().rstrip("/") + "/"}},
                 "columnKind": "unicodeCodePoints",
                 "invocations": [invocation],
-                "results": [_sarif_result(f, index[f.code], base) for f in findings],
+                "results": [_sarif_result(f, index[f.code], base, site) for f in findings],
             }
         ],
     }
