@@ -470,7 +470,10 @@ class ReviewWatchRules(SphinxDirective):
                 *_inline(_(rule.fix) + stop),
             )
             section += _paragraph(nodes.strong(labels["rows"], labels["rows"]))
-            section += _rows_list(rule.rows, docname, language)
+            if rule.rows:
+                section += _rows_list(rule.rows, docname, language)
+            else:  # a softmax that cannot be right, whatever the API's convention
+                section += _paragraph(*_inline(labels["no_rows"]))
             if code in WATCH_DEMOS:
                 section += _paragraph(*_inline(labels["watch_demo"]))
                 section += _doctest(WATCH_DEMOS[code], code.lower())
