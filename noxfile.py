@@ -180,7 +180,7 @@ def _python311(session: nox.Session) -> str:
     return found
 
 
-SHARED_EXTRAS = ("browser", "docs", "plots", "test", "typecheck")
+SHARED_EXTRAS = ("browser", "docs", "plots", "test", "torch", "typecheck")
 """The package's extras that the shared environment holds once it is created."""
 
 
@@ -376,9 +376,15 @@ def bench(session: nox.Session) -> None:
     # the runtime watch's overhead on a small Transformer encoder's forward pass (goal: <= 1.10)
     watch_record = ROOT / "docs" / "_data" / "watch-benchmark.json"
     session.run("python", "-m", "attention.review.watch", "--out", str(watch_record))
-    # the static checker on torch's own files; with ATTENTION_BENCH_TORCHFIX=1 beside TorchFix
-    # 0.7.0 on the same fixed sample (goal: at most 1/10 of its time, both single-process)
+    # the static checker on torch's own files and, once `nox -s realcode` has unpacked it, on
+    # transformers' models/ (goals: 10 s and 15 s on 2 cores); with ATTENTION_BENCH_TORCHFIX=1
+    # beside TorchFix 0.7.0 on the same fixed sample of each tree
     review = ["--out", str(ROOT / "docs" / "_data" / "review-benchmark.json")]
+    models = sorted(
+        (ROOT / "build" / "realcode" / "src").glob("transformers-*/transformers/models")
+    )
+    if models:
+        review += ["--transformers", str(models[-1])]
     if os.environ.get("ATTENTION_BENCH_TORCHFIX"):
         review += ["--torchfix", _torchfix_python(session)]
     session.run("python", "-m", "attention.review.benchmark", *review)
@@ -388,7 +394,7 @@ TORCHFIX_ENV = ROOT / ".nox" / "torchfix"
 
 
 def _torchfix_python(session: nox.Session) -> str:
-    """TorchFix in an environment of its own: it needs libcst < 1.6 (the checker pins 1.9)."""
+    """TorchFix in an environment of its own: it needs libcst < 1.6 and flake8."""
     python = TORCHFIX_ENV / "bin" / "python"
     if not python.is_file():
         session.run(_python311(session), "-m", "venv", str(TORCHFIX_ENV), external=True)

@@ -269,6 +269,161 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "        return logits.softmax(dim=-1)\n",
         ["AM502"],
     ),
+    # None on one path, a mask on the other: every use of the name that runs sees the mask
+    "none-join": (
+        "def f(q, k, v, ids, pad, use_mask):\n"
+        "    attn_mask = None\n"
+        "    if use_mask:\n"
+        "        attn_mask = ids == pad\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)\n",
+        "def f(q, k, v, ids, pad, use_mask):\n"
+        "    attn_mask = None\n"
+        "    if use_mask:\n"
+        "        attn_mask = ids != pad\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=attn_mask)\n",
+        ["AM101"],
+    ),
+    # `a if test else b`: each side is read, and the mask of either reaches the call
+    "conditional-expression": (
+        "def f(q, k, v, ids, pad):\n"
+        "    m = None if ids is None else (ids == pad)[:, None, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)\n",
+        "def f(q, k, v, ids, pad):\n"
+        "    m = None if ids is None else (ids != pad)[:, None, None, :]\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)\n",
+        ["AM101"],
+    ),
+    # a helper defined below its caller is known where it is called, as Python resolves it
+    "helper-below": (
+        "def f(q, k, v, ids, pad):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=padding(ids, pad))\n\n\n"
+        "def padding(ids, pad):\n"
+        "    return (ids == pad)[:, None, None, :]\n",
+        "def f(q, k, v, ids, pad):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=padding(ids, pad))\n\n\n"
+        "def padding(ids, pad):\n"
+        "    return (ids != pad)[:, None, None, :]\n",
+        ["AM101"],
+    ),
+    # torch.full raises on a value its dtype cannot hold; torch.tensor turns it into -inf
+    "full-raises": (
+        "def f(scores, shape, dtype):\n"
+        "    return torch.softmax(scores + torch.tensor(-1e9, dtype=dtype), dim=-1)\n",
+        "def f(scores, shape, dtype):\n"
+        "    return torch.softmax(scores + torch.full(shape, -1e9, dtype=dtype), dim=-1)\n",
+        ["AM202"],
+    ),
+    # an overflowing torch.where against a tensor nothing shows to be attention waits for a
+    # softmax: a beam search's scores are no attention
+    "where-waits-for-a-softmax": (
+        "def f(done, beam_scores):\n"
+        "    beam_scores = torch.where(done, -1e9, beam_scores)\n"
+        "    return beam_scores.softmax(dim=-1)\n",
+        "def f(done, beam_scores, logits):\n"
+        "    beam_scores = torch.where(done, -1e9, beam_scores)\n"
+        "    return beam_scores.topk(4, dim=-1), logits.softmax(dim=-1)\n",
+        ["AM202"],
+    ),
+    # a softmax along an axis of size 1 (a Conv1d's single channel): every weight is 1
+    "softmax-of-one-channel": (
+        "class Pool(nn.Module):\n"
+        "    def __init__(self, features):\n"
+        "        super().__init__()\n"
+        "        self.score = nn.Sequential(nn.Conv1d(features, 1, 1), nn.Softmax(dim=1))\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.score(x) * x).sum(dim=-1)\n",
+        "class Pool(nn.Module):\n"
+        "    def __init__(self, features):\n"
+        "        super().__init__()\n"
+        "        self.score = nn.Sequential(nn.Conv1d(features, 1, 1), nn.Softmax(dim=-1))\n\n"
+        "    def forward(self, x):\n"
+        "        return (self.score(x) * x).sum(dim=-1)\n",
+        ["AM402"],
+    ),
+    # a Boolean times a Python float is float32: -1e9 fits; a float16 indicator keeps float16
+    "boolean-times-a-constant": (
+        "def f(scores, padding):\n"
+        "    return torch.softmax(scores + padding.half() * -1e20, dim=-1)\n",
+        "def f(scores, padding):\n    return torch.softmax(scores + (~padding) * -1e20, dim=-1)\n",
+        ["AM202"],
+    ),
+    # a query normalised by a layer of its own (qk-norm) carries its own, learned scale
+    "qk-norm": (
+        "class Norm(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x\n\n\n"
+        "class A(nn.Module):\n"
+        "    def __init__(self, heads):\n"
+        "        super().__init__()\n"
+        "        self.heads = heads\n"
+        "        self.q_proj = Norm()\n\n"
+        "    def forward(self, q, k):\n"
+        "        q = self.q_proj(q)\n"
+        "        return torch.matmul(q, k.transpose(-1, -2)).softmax(dim=-1)\n",
+        "class Norm(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        return x\n\n\n"
+        "class A(nn.Module):\n"
+        "    def __init__(self, heads):\n"
+        "        super().__init__()\n"
+        "        self.heads = heads\n"
+        "        self.q_norm = Norm()\n\n"
+        "    def forward(self, q, k):\n"
+        "        q = self.q_norm(q)\n"
+        "        return torch.matmul(q, k.transpose(-1, -2)).softmax(dim=-1)\n",
+        ["AM501"],
+    ),
+    # heads are read from identifiers, not from a comment ("single-head attention")
+    "a-comment-names-no-head": (
+        "def f(q, k, num_heads):\n    return (q @ k.transpose(-1, -2)).softmax(dim=-1)\n",
+        "def f(q, k):\n"
+        "    # single-head attention over scalar q, k (one head: no scale)\n"
+        "    return (q @ k.transpose(-1, -2)).softmax(dim=-1)\n",
+        ["AM501"],
+    ),
+    # a test the pass can decide reads one side of the if only: L == S is the causal branch
+    "decided-branch": (
+        "def f(q, k, v):\n"
+        "    tq, tk = q.size(2), k.size(2)\n"
+        "    if tq != tk:\n"
+        "        return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+        "    return F.scaled_dot_product_attention(q, k, v)\n\n\n"
+        "out = f(torch.randn(1, 2, 1, 4), torch.randn(1, 2, 6, 4), torch.randn(1, 2, 6, 4))\n",
+        "def f(q, k, v):\n"
+        "    tq, tk = q.size(2), k.size(2)\n"
+        "    if tq == tk:\n"
+        "        return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+        "    return F.scaled_dot_product_attention(q, k, v)\n\n\n"
+        "out = f(torch.randn(1, 2, 1, 4), torch.randn(1, 2, 6, 4), torch.randn(1, 2, 6, 4))\n",
+        ["AM302"],
+    ),
+    # a loop is read twice: what its first pass left (a cache grown at its end) is there for
+    # the second
+    "loop-second-pass": (
+        "def generate(q, k, v, steps):\n"
+        "    for _ in range(steps):\n"
+        "        out = F.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+        "        k = torch.cat([k, out], dim=-2)\n"
+        "        v = torch.cat([v, out], dim=-2)\n"
+        "    return out\n",
+        "def generate(q, k, v, steps):\n"
+        "    for _ in range(steps):\n"
+        "        out = F.scaled_dot_product_attention(q, k, v)\n"
+        "        k = torch.cat([k, out], dim=-2)\n"
+        "        v = torch.cat([v, out], dim=-2)\n"
+        "    return out\n",
+        ["AM304"],
+    ),
+    # a function named for the top-left alignment builds it on purpose
+    "upper-left-by-name": (
+        "def causal(q, k):\n"
+        "    return torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()\n\n\n"
+        "m = causal(torch.randn(1, 2, 4), torch.randn(1, 6, 4))\n",
+        "def _upper_left(q, k):\n"
+        "    return torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()\n\n\n"
+        "m = _upper_left(torch.randn(1, 2, 4), torch.randn(1, 6, 4))\n",
+        ["AM305"],
+    ),
 }
 
 
@@ -312,6 +467,77 @@ def test_a_mask_crosses_a_return(template: str) -> None:
     assert check_source(HEAD + template.format(op="!=")) == []
 
 
-def test_a_method_defined_after_its_call_is_not_followed() -> None:
-    # the bound: one pass in order; a method below its caller is unknown there
+def test_a_method_defined_after_its_call_is_followed_where_its_returns_agree() -> None:
+    # methods are known wherever they are defined; two returns of different shapes join to
+    # nothing known
     assert check_source(HEAD + METHOD.format(op="==")) == []
+    single = METHOD.replace(
+        "        if ids.dim() == 2:\n            return (ids {op} pad_id)[:, None, None, :]\n", ""
+    )
+    assert [f.code for f in check_source(HEAD + single.format(op="=="))] == ["AM101"]
+    assert check_source(HEAD + single.format(op="!=")) == []
+
+
+def test_a_polarity_the_helper_does_not_share_is_reported_where_the_mask_is_passed() -> None:
+    source = HEAD + (
+        "def attend(q, k, v, padding_mask):\n"
+        "    return F.multi_head_attention_forward(q, k, v, key_padding_mask=padding_mask)\n\n\n"
+        "def encode(q, k, v, ids, pad):\n"
+        "    keep = ids != pad\n"
+        "    return attend(q, k, v, keep)\n"
+    )
+    findings = check_source(source)
+    assert [(f.line, f.code) for f in findings] == [(14, "AM102")]
+    assert "in `attend` (line 9" in findings[0].expects
+
+
+PARTIAL = """
+import functools
+
+
+def attend(q, k, v, mask):
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def f(q, k, v, ids, pad):
+    run = functools.partial(attend, mask=(ids {op} pad)[:, None, None, :])
+    return run(q, k, v)
+"""
+
+
+def test_a_mask_bound_by_functools_partial_reaches_the_helper() -> None:
+    found = check_source(HEAD + PARTIAL.format(op="=="))
+    # reported where the mask is bound: the helper is right for the masks it was written for
+    assert [(f.line, f.code) for f in found] == [(17, "AM101")]
+    assert check_source(HEAD + PARTIAL.format(op="!=")) == []
+
+
+def test_a_helper_imported_from_the_tree_is_followed(tmp_path) -> None:
+    from attention.review.project import Project
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "masks.py").write_text(
+        "from .deeper import padding_below\n\n\n"
+        "def padding(ids, pad):\n    return (ids == pad)[:, None, None, :]\n\n\n"
+        "def keep(ids, pad):\n    return (ids != pad)[:, None, None, :]\n\n\n"
+        "def relay(ids, pad):\n    return padding_below(ids, pad)\n"
+    )
+    (package / "deeper.py").write_text(
+        "def padding_below(ids, pad):\n    return (ids == pad)[:, None, None, :]\n"
+    )
+    caller = package / "model.py"
+    text = HEAD + (
+        "from .masks import keep, padding, relay\n\n\n"
+        "def f(q, k, v, ids, pad):\n"
+        "    a = F.scaled_dot_product_attention(q, k, v, attn_mask=padding(ids, pad))\n"
+        "    b = F.scaled_dot_product_attention(q, k, v, attn_mask=keep(ids, pad))\n"
+        "    return a, F.scaled_dot_product_attention(q, k, v, attn_mask=relay(ids, pad))\n"
+    )
+    caller.write_text(text)
+    found = check_source(text, str(caller), Project(tmp_path))
+    # the helper's return crosses the import; the bound: what it imports in turn is not read
+    assert [(f.line, f.code) for f in found] == [(12, "AM101")]
+    assert "returned by `padding` (masks.py:4)" in found[0].inferred[0]
+    assert check_source(text, str(caller)) == []  # without the tree, nothing to follow

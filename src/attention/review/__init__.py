@@ -19,6 +19,9 @@ __all__ = ["watch"]
 def __getattr__(name: str) -> Any:
     # the runtime watch imports torch's function-mode machinery: only when it is asked for
     if name == "watch":
+        from attention import require_torch
+
+        require_torch("attention.review.watch")
         from attention.review.watch import watch
 
         return watch

@@ -15,6 +15,7 @@ from pathlib import Path
 from attention.review.check import Finding, check_source
 from attention.review.config import Config, ConfigError, codes, find_config, load_config, suppressed
 from attention.review.fix import diff, fixed_source
+from attention.review.project import Project
 from attention.review.report import FORMATS, Site, render
 
 __all__ = ["main"]
@@ -75,12 +76,21 @@ def _jobs(text: str) -> int:
 _Outcome = tuple[str, list[Finding] | None, str | None]
 
 
+_PROJECT: list[Project] = []
+"""The checked tree, set before files are checked (in each worker process too)."""
+
+
+def _use_project(root: str | None) -> None:
+    _PROJECT[:] = [Project(Path(root))] if root is not None else []
+
+
 def _check_file(name: str) -> _Outcome:
     """One file's findings, or the message that says why it was not checked."""
     shown = "<stdin>" if name == "-" else name
     try:
         source = _read(name)
-        return source, check_source(source, shown), None
+        project = _PROJECT[0] if _PROJECT and name != "-" else None
+        return source, check_source(source, shown, project), None
     except ConfigError as error:
         return "", None, f"attention.review: {error}"
     except SyntaxError as error:
@@ -102,12 +112,15 @@ def _check_in_worker(name: str) -> _Outcome:
     return (source if found else ""), found, error
 
 
-def _outcomes(files: list[str], jobs: int, *, in_process: bool) -> Iterator[_Outcome]:
+def _outcomes(
+    files: list[str], jobs: int, root: str | None, *, in_process: bool
+) -> Iterator[_Outcome]:
     """Each file's outcome, in order: in worker processes when there are enough files."""
+    _use_project(root)
     if in_process or jobs == 1 or len(files) < 2 * jobs or "-" in files:
         yield from map(_check_file, files)
         return
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, initializer=_use_project, initargs=(root,)) as pool:
         yield from pool.map(_check_in_worker, files, chunksize=max(1, len(files) // (jobs * 8)))
 
 
@@ -125,6 +138,19 @@ def _files(paths: Sequence[str]) -> Iterator[str]:
             yield raw
         else:
             raise ConfigError(f"{raw}: no such file or folder")
+
+
+def _root(paths: Sequence[str]) -> str | None:
+    """The folder whose modules a checked file may import helpers from.
+
+    The paths' common folder: a folder given is its own, a file's is the one it is in.
+    """
+    folders = [
+        str(Path(raw).resolve() if Path(raw).is_dir() else Path(raw).resolve().parent)
+        for raw in paths
+        if raw != "-"
+    ]
+    return os.path.commonpath(folders) if folders else None
 
 
 def _read(name: str) -> str:
@@ -166,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     findings: list[Finding] = []
     failed = False
-    outcomes = _outcomes(files, args.jobs, in_process=args.fix or args.diff)
+    outcomes = _outcomes(files, args.jobs, _root(args.paths), in_process=args.fix or args.diff)
     for name, (source, found, problem) in zip(files, outcomes, strict=True):
         shown = "<stdin>" if name == "-" else name
         if found is None:

@@ -21,11 +21,15 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 
 from attention.review.interpreter import Hit, Interpreter
+from attention.review.project import Project
 from attention.review.syntax import Source
 
-__all__ = ["KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_finding"]
+BOM = "\ufeff"
+
+__all__ = ["BOM", "KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_finding"]
 
 KEYWORDS = (
     "softmax(",
@@ -42,6 +46,10 @@ KEYWORDS = (
     "import Transformer",
     "create_block_mask",
     "create_mask(",
+    "tril",
+    "triu",
+    "finfo",
+    "repeat(",
 )
 """A file holds a finding only if its text names one of these."""
 
@@ -76,17 +84,24 @@ class Finding:
     span: tuple[int, int] | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
-def check_source(source: str, path: str = "<string>") -> list[Finding]:
-    """Every finding in ``source``, in order of position (a syntax error raises SyntaxError)."""
+def check_source(
+    source: str, path: str = "<string>", project: Project | None = None
+) -> list[Finding]:
+    """Every finding in ``source``, in order of position (a syntax error raises SyntaxError).
+
+    With ``project`` (the checked tree), helpers imported from the tree's other modules are
+    followed (:mod:`attention.review.project`).
+    """
+    source = source.removeprefix(BOM)  # a byte-order mark is no part of the program
     tree = ast.parse(source, filename=path)
     if not could_hold_finding(source):
         return []
-    return check_tree(Source(source, tree), path)
+    return check_tree(Source(source, tree), path, project)
 
 
-def check_tree(source: Source, path: str) -> list[Finding]:
+def check_tree(source: Source, path: str, project: Project | None = None) -> list[Finding]:
     """Every finding in a parsed module."""
-    interpreter = Interpreter(source)
+    interpreter = Interpreter(source, project, Path(path) if project is not None else None)
     interpreter.module(source.tree)
     hits: list[Hit] = interpreter.hits + list(interpreter.pending.values())
     findings = []
@@ -102,10 +117,11 @@ def check_tree(source: Source, path: str) -> list[Finding]:
         inferred = []
         for says, origin in hit.facts:
             at = origin.node.lineno  # type: ignore[attr-defined]
+            across = f" ({origin.reason})" if origin.reason.startswith("returned by") else ""
             inferred.append(
                 f"`{hit.subject}` is {says} (line {at}: `{_short(source.code(origin.node))}`)"
                 if origin.node is not node
-                else f"`{hit.subject}` is {says}"
+                else f"`{hit.subject}` is {says}{across}"
             )
         start, end = source.span(node)
         end_line: int = node.end_lineno  # type: ignore[attr-defined]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable
 
-from attention.review.check import Finding, check_source
+from attention.review.check import BOM, Finding, check_source
 
 __all__ = ["diff", "fixed_source"]
 
@@ -31,6 +31,8 @@ def fixed_source(
     Each rewrite replaces exactly the text of the expression it is about; every other character
     of the file (line endings, a byte-order mark, comments, spacing) stays as it was.
     """
+    mark = BOM if source.startswith(BOM) else ""
+    source = source.removeprefix(BOM)
     edits = sorted(
         (finding.span, finding.fix_code)
         for finding in check_source(source, path)
@@ -40,7 +42,7 @@ def fixed_source(
     for (start, end), code in reversed(edits):
         if end <= limit:  # an edit inside one already made is left out
             fixed, limit = fixed[:start] + code + fixed[end:], start
-    return fixed
+    return mark + fixed
 
 
 def diff(path: str, before: str, after: str) -> str:

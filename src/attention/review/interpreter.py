@@ -27,7 +27,9 @@ import math
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
+from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
     Const,
@@ -137,6 +139,16 @@ class _Instance:
 
 
 @dataclass(frozen=True)
+class _Partial:
+    """``functools.partial(helper, mask=m)``: a helper of this module with arguments bound."""
+
+    origin: Origin
+    function: ast.FunctionDef | ast.AsyncFunctionDef
+    args: tuple[Arg, ...]
+    values: tuple[object, ...]
+
+
+@dataclass(frozen=True)
 class _Tuple:
     """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
 
@@ -233,6 +245,7 @@ _Any = (
     | _Dim
     | _Instance
     | _Tuple
+    | _Partial
     | _Unknown
     | _Param
     | _NoneValue
@@ -245,8 +258,15 @@ _Guard = tuple[ast.Name, str, bool]
 class Interpreter:
     """The state of one pass: imports, names per scope, the hits so far."""
 
-    def __init__(self, source: Source) -> None:
+    def __init__(
+        self, source: Source, project: Project | None = None, path: Path | None = None
+    ) -> None:
         self.source = source
+        self.project = project
+        self.path = path
+        self.foreign: dict[str, tuple[str, str, int]] = {}
+        self.top_imports: dict[str, str] = {}
+        self.fix_candidates: dict[int, tuple[Hit, str]] = {}
         self.imports: dict[str, str] = {}
         self.globals: dict[str, _Any] = {}
         self.scopes: list[dict[str, _Any]] = [self.globals]
@@ -264,7 +284,7 @@ class Interpreter:
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
         self.summarising = False
-        self.specialising = False
+        self.specialising = 0
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         self.consumed: dict[int, Origin] = {}
@@ -343,6 +363,13 @@ class Interpreter:
 
     def module(self, tree: ast.Module) -> None:
         """Read a whole module; its functions are known before the first line is read."""
+        for statement in tree.body:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if alias.name == "torch" and alias.asname:
+                        self.top_imports[alias.asname] = "torch"
+                    elif alias.name.split(".")[0] == "torch" and not alias.asname:
+                        self.top_imports["torch"] = "torch"  # `import torch.nn` binds torch
         self.defs[0].update(_hoisted(tree.body))
         self.class_defs = {
             statement.name: statement
@@ -350,6 +377,13 @@ class Interpreter:
             if isinstance(statement, ast.ClassDef)
         }
         self.statements(tree.body)
+
+    def outline(self, tree: ast.Module) -> None:
+        """What another module offers a caller: its imports and functions, nothing run yet."""
+        self.defs[0].update(_hoisted(tree.body))
+        for statement in tree.body:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                self.import_statement(statement)
 
     def function_named(self, name: str, *, method: bool) -> _Function | None:
         """The function a call names: ``self.name`` in the class being read, else ``name``.
@@ -533,12 +567,14 @@ class Interpreter:
                     top = alias.name.split(".")[0]
                     self.imports[top] = top
             return
-        if node.module is None or node.level:
-            return
         for alias in node.names:
             if alias.name == "*":
                 return
-            self.imports[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+            local = alias.asname or alias.name
+            if self.project is not None:
+                self.foreign[local] = (node.module or "", alias.name, node.level)
+            if node.module is not None and not node.level:
+                self.imports[local] = f"{node.module}.{alias.name}"
 
     def if_statement(self, node: ast.If) -> None:
         """Read both sides of an ``if`` from the same state and join them.
@@ -633,7 +669,13 @@ class Interpreter:
         return value
 
     def specialise(
-        self, function: _Function, node: ast.Call, values: list[_Any | None], *, method: bool
+        self,
+        function: _Function,
+        node: ast.Call,
+        values: list[_Any | None],
+        *,
+        method: bool,
+        args: list[Arg] | None = None,
     ) -> tuple[bool, _Any | None]:
         """A helper of this module read once more with the masks this call passes it.
 
@@ -641,11 +683,17 @@ class Interpreter:
         the helper's body is read again with its parameters bound to the call's values: what
         the helper does with that mask is then checked like code of the caller's, and its
         findings are kept (a finding already made where the helper was defined is reported
-        once).  The bound: one level (nothing is followed from a helper being read this way or
-        summarised), positional and keyword arguments only (``*args`` reads nothing), and only
-        helpers defined before the call.  Says whether it read the helper, and what it returns.
+        once).  The bound: two levels (a helper read this way may read one more with what it
+        passes on; nothing is followed from a summary), positional and keyword arguments only
+        (``*args`` reads nothing).  ``args``: the arguments, where they are not the call's own
+        (a ``functools.partial`` adds its bound ones).  Says whether it read the helper, and
+        what it returns.
         """
-        if self.summarising or self.specialising or not any(map(_informative, values)):
+        if (
+            self.summarising
+            or self.specialising >= SPECIALISE_DEPTH
+            or not any(map(_informative, values))
+        ):
             return False, None
         self.summary(function)
         own = self.own_hits.get(id(function), set())
@@ -654,7 +702,7 @@ class Interpreter:
             order = order[1:]
         names = _parameters(function)
         position = 0
-        for arg, value in zip(self.args(node), values, strict=True):
+        for arg, value in zip(self.args(node) if args is None else args, values, strict=True):
             if arg.star:
                 return False, None
             if arg.keyword is None:
@@ -668,7 +716,7 @@ class Interpreter:
                     return False, None
             if value is not None:
                 names[name] = value
-        self.specialising = True
+        self.specialising += 1
         attributes = dict(self.attributes[-1])
         self.scopes.append(names)
         self.functions.append(function)
@@ -684,10 +732,10 @@ class Interpreter:
             self.returns.pop()
             self.defs.pop()
             self.attributes[-1] = attributes
-            self.specialising = False
+            self.specialising -= 1
         carried = [
             (arg, value)
-            for arg, value in zip(self.args(node), values, strict=True)
+            for arg, value in zip(self.args(node) if args is None else args, values, strict=True)
             if isinstance(value, Mask)
         ]
         for index in range(before, len(self.hits)):
@@ -700,6 +748,50 @@ class Interpreter:
             ):
                 self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
+
+    def imported(self, name: str, node: ast.Call) -> _Any | None:
+        """What a helper imported from another module of the checked tree returns.
+
+        That module is read once per run (its own imports are not followed further), the
+        helper's return value is taken as its summary gives it, and only a mask or a constant
+        crosses back, re-anchored at this call (a finding names no line of another file).
+        """
+        if self.project is None or self.path is None:
+            return None
+        module, attr, level = self.foreign[name]
+        file = self.project.module_file(self.path, module, level)
+        if file is None or file.resolve() == self.path.resolve():
+            return None
+        reader = self.project.readers.get(file.resolve())
+        if reader is None:
+            source = self.project.source(file, attr)
+            if source is None:
+                return None
+            reader = Interpreter(source)
+            reader.outline(source.tree)
+            self.project.readers[file.resolve()] = reader
+        function = reader.defs[0].get(attr)
+        if function is None:
+            return None
+        if id(function) not in reader.summaries and not MASK_WORDS.search(reader.code(function)):
+            reader.summaries[id(function)] = None
+        try:
+            value = reader.summary(function)
+        except RecursionError:
+            return None
+        line = function.lineno
+        where = Origin(node, f"returned by `{attr}` ({file.name}:{line})")
+        if isinstance(value, Mask):
+            moved = {
+                key: where
+                for key in ("triangle_at", "moved_at", "repeated", "query_and_key")
+                if getattr(value, key) is not None
+            }
+            overflow = dataclasses.replace(value.overflow, origin=where) if value.overflow else None
+            return value.but(origin=where, overflow=overflow, **moved)
+        if isinstance(value, (Const, KeyCat)):
+            return dataclasses.replace(value, origin=where)
+        return None
 
     def instance_call(
         self, instance: _Instance, method: str, node: ast.Call, values: list[_Any | None]
@@ -1185,7 +1277,7 @@ class Interpreter:
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
-                return dataclasses.replace(this, masked=True)
+                return dataclasses.replace(this, masked=True, fixable=None)
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
                 other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
@@ -1298,6 +1390,15 @@ class Interpreter:
             callee = self.ev(func)
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
+            if isinstance(callee, _Partial):
+                read, value = self.specialise(
+                    callee.function,
+                    node,
+                    [*callee.values, *values],  # type: ignore[list-item]
+                    method=False,
+                    args=[*callee.args, *args],
+                )
+                return value if read else None
             if isinstance(callee, _Instance):
                 value = self.instance_call(callee, "forward", node, values)
                 if value is None and "norm" in (method or "").lower():
@@ -1317,6 +1418,13 @@ class Interpreter:
                 if called is not None
                 else None
             )
+            if (
+                callee is None
+                and helper is None
+                and isinstance(func, ast.Name)
+                and func.id in self.foreign
+            ):
+                return self.imported(func.id, node)
             if callee is None and helper is not None:
                 read, value = self.specialise(
                     helper, node, values, method=isinstance(func, ast.Attribute)
@@ -1331,6 +1439,11 @@ class Interpreter:
                 each = _Tensor(origin, receiver.dtype, receiver.wide, sizes=receiver.sizes[1:])
                 return _Tuple(origin, (each,) * count)
             return None
+        if qualified == "functools.partial" and args and isinstance(args[0].value, ast.Name):
+            bound = self.function_named(args[0].value.id, method=False)
+            if bound is not None and not any(arg.star for arg in args):
+                return _Partial(origin, bound, tuple(args[1:]), tuple(values[1:]))
+            return None
         if method == "register_buffer" and len(args) >= 2:
             name = string_literal(args[0].value)
             if name is not None and values[1] is not None:
@@ -1341,6 +1454,10 @@ class Interpreter:
             offset = 0 if subject is not None else 1
             if subject is None and values:
                 subject = values[0]
+            read = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+            if read is None and args and args[0].keyword is None:
+                read = args[0].value
+            self.fill_read_by_softmax(read)
             return self.softmax(node, subject, offset)
         if qualified == SDPA:
             self.sdpa(node, values)
@@ -1392,7 +1509,7 @@ class Interpreter:
             if narrowed is not None:
                 self.overflow_check(receiver.holds, node, narrowed)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
-            return receiver
+            return dataclasses.replace(receiver, wide=method in ("float", "double"))
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -1919,6 +2036,9 @@ class Interpreter:
             self.pending.pop(id(subject.late.node), None)
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
+                if pending.fix is not None and pending is not subject.fixable:
+                    # something read the filled scores before the softmax: no safe rewrite
+                    pending = dataclasses.replace(pending, fix=None)
                 self.hits.append(pending)
         at: ast.AST | Arg
         if dim is None:
@@ -2023,7 +2143,9 @@ class Interpreter:
         self.scale_check(scale, node, divide=divide)
         found = tuple(self.hits[before:])
         del self.hits[before:]
-        return dataclasses.replace(scores, scaled=True, pending=scores.pending + found)
+        return dataclasses.replace(
+            scores, scaled=True, pending=scores.pending + found, fixable=None
+        )
 
     def scale_check(self, scale: _Any | None, node: ast.AST, *, divide: bool) -> None:
         """A scale of the wrong power, or built from the width in multi-head code."""
@@ -2058,6 +2180,7 @@ class Interpreter:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
         fill = values[1] if len(values) >= 2 else None
+        fixable: Hit | None = None
         if isinstance(mask, _Tensor | _Param) or (mask is None and args):
             self.refine_boolean(args[0].value)
         if (
@@ -2098,16 +2221,21 @@ class Interpreter:
             if (
                 _overflows_float16(fill)
                 and not _float32(func)
-                and not (isinstance(target, _Tensor) and target.wide)
+                and not (isinstance(target, (_Tensor, Scores)) and target.wide)
                 and self.attention_context(target, mask, node)
             ):
-                self.hit(
+                rewrite = self.finfo_fix(node, func)
+                fixable = self.hit(
                     "AM202",
                     fill_arg,
                     "masked_fill converts the fill to the tensor's dtype: float16's largest "
                     "magnitude is 65504, so this fill raises there (or overflows to -inf)",
-                    fix=self.finfo_fix(func),
+                    fix=rewrite if isinstance(target, Scores) else None,
                 )
+                if rewrite is not None and not isinstance(target, Scores):
+                    # safe only if a softmax reads the filled tensor at once (it is floating
+                    # then, and nothing turns a fully masked row's values into another result)
+                    self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
                 self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
             if not isinstance(target, Scores):
@@ -2125,7 +2253,10 @@ class Interpreter:
             # a fill of scores is about attention only if a softmax reads them
             found = tuple(self.hits[before:])
             del self.hits[before:]
-            return dataclasses.replace(target, masked=True, pending=target.pending + found)
+            fix = fixable if fixable in found and fixable.fix is not None else None
+            return dataclasses.replace(
+                target, masked=True, pending=target.pending + found, fixable=fix
+            )
         return None
 
     def late_mask(self, scores: Scores, node: ast.AST) -> Scores:
@@ -2251,14 +2382,34 @@ class Interpreter:
         words = " ".join(name for part in parts for name in names_in(part)).lower()
         return any(word in words for word in ATTENTION_WORDS)
 
-    def finfo_fix(self, func: ast.AST) -> str | None:
-        """The safe rewrite of an overflowing fill: ``torch.finfo(x.dtype).min``."""
-        torch = next((local for local, name in self.imports.items() if name == "torch"), None)
+    def fill_read_by_softmax(self, read: ast.AST | None) -> None:
+        """A softmax reads the result of a masked_fill directly: its rewrite is safe."""
+        candidate = self.fix_candidates.pop(id(read), None) if read is not None else None
+        if candidate is None:
+            return
+        hit, rewrite = candidate
+        if hit in self.hits:
+            self.hits[self.hits.index(hit)] = dataclasses.replace(hit, fix=rewrite)
+
+    def finfo_fix(self, node: ast.Call, func: ast.AST) -> str | None:
+        """The rewrite of an overflowing fill, ``torch.finfo(x.dtype).min``, where it is safe.
+
+        ``x`` is the tensor filled (the receiver of ``x.masked_fill``, the first argument of
+        ``torch.masked_fill``), a plain name or attribute; ``torch`` is a name the module binds
+        at its top level, unconditionally, so it is bound wherever the fill runs.
+        """
+        torch = next((local for local, name in self.top_imports.items() if name == "torch"), None)
         if torch is None or not isinstance(func, ast.Attribute):
             return None
-        if not isinstance(func.value, (ast.Name, ast.Attribute)):
+        filled: ast.AST = func.value
+        if self.qualname(func) == "torch.masked_fill":
+            args = self.args(node)
+            if not args or args[0].keyword is not None:
+                return None
+            filled = args[0].value
+        if not isinstance(filled, (ast.Name, ast.Attribute)):
             return None
-        return f"{torch}.finfo({self.code(func.value)}.dtype).min"
+        return f"{torch}.finfo({self.code(filled)}.dtype).min"
 
     def triangle(
         self,
@@ -2656,6 +2807,9 @@ def _guard(test: ast.AST) -> _Guard | None:
     return None
 
 
+SPECIALISE_DEPTH = 2
+"""How deep a chain of helpers is read with its callers' values (a caller, its helper, and the
+helper that one calls with what it was given)."""
 POLARITY = ("AM101", "AM102", "AM103", "AM104", "AM105")
 """The rules about which convention a mask has: where caller and helper disagree on it, the
 finding goes to the caller (the helper is right for the masks it was written for).  Other

@@ -214,6 +214,8 @@ class Scores:
     masked: bool = False
     pending: tuple[object, ...] = ()
     late: Origin | None = None
+    wide: bool = False
+    fixable: object | None = None
 
 
 @dataclass(frozen=True)

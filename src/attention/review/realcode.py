@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.review.check import check_source
+from attention.review.project import Project
 
 __all__ = ["VERDICTS", "Entry", "LedgerError", "load_ledger", "load_pins", "main"]
 
@@ -146,13 +147,19 @@ def _sources(root: Path) -> Iterator[Path]:
             yield path
 
 
-def _check(job: tuple[str, str]) -> tuple[str, list[tuple[int, str]], str | None]:
-    relative, absolute = job
+def _check(job: tuple[str, str, str]) -> tuple[str, list[tuple[int, str]], str | None]:
+    relative, absolute, root = job
     try:
         source = Path(absolute).read_text(encoding="utf-8")
-        return relative, [(f.line, f.code) for f in check_source(source, relative)], None
+        project = _PROJECTS.setdefault(root, Project(Path(root)))
+        found = check_source(source, absolute, project)
+        return relative, [(f.line, f.code) for f in found], None
     except Exception as error:  # a file the checker cannot read is counted, not fatal
         return relative, [], f"{type(error).__name__}: {str(error)[:120]}"
+
+
+_PROJECTS: dict[str, Project] = {}
+"""Each release's tree, so its helpers are read once per worker process."""
 
 
 @dataclass
@@ -188,7 +195,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     pins = load_pins(args.pins)
     ledger = {entry.key: entry for entry in load_ledger(args.ledger)}
     chosen = args.only.split(",") if args.only else list(pins)
-    jobs: list[tuple[str, str]] = []
+    jobs: list[tuple[str, str, str]] = []
     files: Counter[str] = Counter()
     for package in chosen:
         version = pins[package]
@@ -198,7 +205,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for source in _sources(root):
             relative = f"{package}:{source.relative_to(root).as_posix()}"
-            jobs.append((relative, str(source)))
+            jobs.append((relative, str(source), str(root)))
             files[package] += 1
     found: set[tuple[str, str, int, str]] = set()
     errors = []

@@ -38,7 +38,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import torch
+try:
+    import torch
+except ModuleNotFoundError as missing:  # the probes run on the installed torch
+    if missing.name != "torch":
+        raise
+    from attention import TORCH_MISSING
+
+    print(
+        f"attention.semantics: {TORCH_MISSING.format(what='python -m attention.semantics')}",
+        file=sys.stderr,
+    )
+    raise SystemExit(2) from None
 
 from attention.semantics import paths
 from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims

@@ -1,0 +1,136 @@
+"""The modules of one checked tree, so a mask can cross an import.
+
+A file that imports a helper from another module of the same tree (``from .masks import
+padding_mask``, ``from mypkg.masks import padding_mask``) calls it as if it were its own: the
+checker reads that module (once per run, parsed with :mod:`ast`) and takes what the helper
+returns, as it does for a function defined in the same file.
+
+The bound, so the cost and the guesswork stay small:
+
+* one step: what the imported helper returns is read with its parameters unknown, and
+  whatever that helper imports in turn is not followed;
+* only return values cross: a mask passed *into* an imported function is not followed there,
+  and a finding is always reported in the file being checked;
+* a module is found only under the tree's root (the folder given on the command line, or the
+  file's own folder), by its dotted path (``a/b.py`` or ``a/b/__init__.py``), never in
+  site-packages.
+
+>>> project = Project(Path("."))
+>>> project.module_file(Path("pkg/sub/mod.py"), "", 0) is None
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from attention.review.syntax import Source
+
+__all__ = ["Project"]
+
+MAX_MODULE_BYTES = 2_000_000
+"""A module larger than this is not read for its helpers (generated code, vendored bundles)."""
+MASK_WORDS = re.compile(r"mask|tril|triu|finfo|causal|padd|-inf|\binf\b|\.cat\(|concat\(")
+"""A helper is read only if its text names one of these: what it returns may be a mask (or
+keys with a cache prepended); the others cannot change a finding and are not worth a parse."""
+
+
+@dataclass
+class Project:
+    """The checked tree: where its modules are, and each one parsed at most once."""
+
+    root: Path
+    _sources: dict[Path, Source | None] = field(default_factory=dict)
+    _texts: dict[Path, str | None] = field(default_factory=dict)
+    _relevant: dict[tuple[Path, str], bool] = field(default_factory=dict)
+    _files: dict[tuple[Path, str, int], Path | None] = field(default_factory=dict)
+    readers: dict[Path, Any] = field(default_factory=dict)
+    """Each module's interpreter, once it has read the module (kept by the interpreter)."""
+
+    def module_file(self, importer: Path, module: str, level: int) -> Path | None:
+        """The file of ``module`` as imported from ``importer`` (``level`` leading dots)."""
+        key = (importer.parent, module, level)
+        if key not in self._files:
+            self._files[key] = self._find(importer, module, level)
+        return self._files[key]
+
+    def _find(self, importer: Path, module: str, level: int) -> Path | None:
+        parts = [part for part in module.split(".") if part]
+        if level:
+            base = importer.resolve().parent
+            for _ in range(level - 1):
+                base = base.parent
+            return _existing(base, parts)
+        root = self.root.resolve()
+        folder = importer.resolve().parent
+        # an absolute import: under the root, from the importer's folder upwards
+        while True:
+            found = _existing(folder, parts) if parts else None
+            if found is not None:
+                return found
+            if folder == root or root not in folder.parents:
+                return None
+            folder = folder.parent
+
+    def source(self, path: Path, function: str) -> Source | None:
+        """The parsed module at ``path``, if ``function`` there may make a mask, else None.
+
+        The function's text is found without parsing (``def function(`` at the left margin,
+        up to the next line there); a module is parsed only for a function that names a mask.
+        """
+        key = path.resolve()
+        if (key, function) not in self._relevant:
+            self._relevant[key, function] = self._names_a_mask(key, function)
+        if not self._relevant[key, function]:
+            return None
+        text = self._texts[key]
+        assert text is not None
+        if key not in self._sources:
+            self._sources[key] = _parse(key, text)
+        return self._sources[key]
+
+    def _names_a_mask(self, key: Path, function: str) -> bool:
+        if key not in self._texts:
+            self._texts[key] = _read(key)
+        text = self._texts[key]
+        if text is None:
+            return False
+        found = re.search(rf"^(async )?def {re.escape(function)}\(", text, re.M)
+        if found is None:
+            return False
+        end = _MARGIN.search(text, found.end())
+        return MASK_WORDS.search(text, found.start(), end.start() if end else len(text)) is not None
+
+
+def _existing(base: Path, parts: list[str]) -> Path | None:
+    if not parts:
+        init = base / "__init__.py"
+        return init if init.is_file() else None
+    as_file = base.joinpath(*parts[:-1], f"{parts[-1]}.py")
+    if as_file.is_file():
+        return as_file
+    as_package = base.joinpath(*parts, "__init__.py")
+    return as_package if as_package.is_file() else None
+
+
+_MARGIN = re.compile(r"^\S", re.M)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        if path.stat().st_size > MAX_MODULE_BYTES:
+            return None
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _parse(path: Path, text: str) -> Source | None:
+    try:
+        return Source(text, ast.parse(text, filename=str(path)))
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
