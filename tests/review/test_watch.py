@@ -543,6 +543,16 @@ def test_the_finding_names_the_callers_boolean_mask_not_torchs_float_copy() -> N
         encoder(False, True, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
         encoder(False, False, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
         encoder(True, False, src_key_padding_mask=padding(False)),
+        *(  # a causal encoder over a padded batch, trained and in eval
+            encoder(
+                False,
+                training,
+                mask=nn.Transformer.generate_square_subsequent_mask(4),
+                is_causal=True,
+                src_key_padding_mask=padding(False),
+            )
+            for training in (True, False)
+        ),
     ],
 )
 def test_float_position_biases_and_padding_give_no_finding(call: Callable[[], object]) -> None:

@@ -14,10 +14,10 @@ untouched, so the watch costs a few microseconds per attention call.
 
 A mask is read once while it is unchanged: the watch keeps what it saw for each mask by identity
 and version counter (an in-place change moves the version), so a causal mask built once and
-reused moves no data after its first call.  What changes with each call is read once per call: a
-softmax's scores and weights (their minimum and maximum), and the output of an attention call
-whose mask hides some key from every query (its sum), to see NaN.  ``watch(every=N)`` checks one
-call in ``N``.
+reused moves no data after its first call.  What changes with each call is read once per call,
+to see NaN and rows masked whole: a softmax's weights (their maximum) and, unless one known mask
+made its scores, the scores (their minimum), and the output of an attention call whose mask hides
+some key from every query (its sum).  ``watch(every=N)`` checks one call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -827,7 +827,7 @@ def _scalar(value: Any) -> float | None:
     return None
 
 
-def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
+def _record_fill(out: Any, mask: Any, kept: bool, value: Any, source: Any) -> None:
     if not isinstance(out, Tensor) or not isinstance(mask, Tensor) or mask.dtype != torch.bool:
         return
     constant = _scalar(value)
@@ -837,7 +837,18 @@ def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
         version = out._version
     except RuntimeError:  # an inference tensor: no version counter, nothing to follow
         return
-    _remember(_FILLS, out, (mask, kept, constant, version, 1))
+    _remember(_FILLS, out, (mask, kept, constant, version, 1, _masked_before(source)))
+
+
+def _masked_before(source: Any) -> bool:
+    """Whether ``source`` was itself filled or had a tensor added: masks stacked on the scores."""
+    return _looked_up(_FILLS, source) is not None
+
+
+def _stacked(scores: Tensor) -> bool:
+    """Whether the fill that made ``scores`` went onto scores that were masked already."""
+    entry = _looked_up(_FILLS, scores)
+    return entry is None or bool(entry[6])
 
 
 # id(mask) -> (weak reference, condition, value where True, value where False, version): a mask
@@ -878,7 +889,7 @@ def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
     entry = _looked_up(_FILLS, scores)
     if entry is None:
         return None
-    _, mask, kept, constant, version, sign = entry
+    _, mask, kept, constant, version, sign, _ = entry
     try:
         if scores._version != version:  # changed in place since: what was filled is unknown
             return None
@@ -968,8 +979,9 @@ def _smaller_operand(self: Any, other: Any, args: Sequence[Any], kwargs: Mapping
 def _record_addition(out: Any, smaller: Tensor, sign: int, source: Any) -> None:
     if torch.compiler.is_compiling() or _active() is None or not isinstance(out, Tensor):
         return
+    stacked = _masked_before(source)
     with contextlib.suppress(RuntimeError):  # an inference tensor: no version
-        _remember(_FILLS, out, (smaller, False, None, out._version, sign))
+        _remember(_FILLS, out, (smaller, False, None, out._version, sign, stacked))
     _follow_product(source, out)
 
 
@@ -1012,7 +1024,7 @@ def _in_place_watched(original: Callable[..., Any], sign: int) -> Callable[..., 
         if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
             smaller = _smaller_operand(self, other, args, kwargs)
             if smaller is not None and smaller is other:
-                _record_addition(out, smaller, sign, None)
+                _record_addition(out, smaller, sign, self)
         return out
 
     return in_place
@@ -1023,7 +1035,7 @@ def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     def masked_fill(self: Any, mask: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(self, mask, value, *args, **kwargs)
         if not torch.compiler.is_compiling() and _active() is not None:
-            _record_fill(out, mask, False, value)
+            _record_fill(out, mask, False, value, self)
             _follow_product(self, out)
         return out
 
@@ -1041,10 +1053,10 @@ def _where_watched(original: Callable[..., Any]) -> Callable[..., Any]:
         if high is not None and low is not None:  # where(keep, 0.0, min): a mask, values known
             _record_values(out, condition, high, low)
         elif low is not None:  # where(keep, scores, fill)
-            _record_fill(out, condition, True, other)
+            _record_fill(out, condition, True, other, kept)
             _follow_product(kept, out)
         elif high is not None:  # where(masked, fill, scores)
-            _record_fill(out, condition, False, kept)
+            _record_fill(out, condition, False, kept, other)
             _follow_product(other, out)
         return out
 
@@ -1225,8 +1237,9 @@ def _axis(scores: Tensor, dim: int, mask: Tensor) -> _Seen | None:
 def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen]:
     """Every softmax rule, from the scores, the weights the call returned and the masks seen.
 
-    Two reads per call (the scores' minimum, the weights' maximum) decide whether any row can be
-    NaN or masked whole; the masks' own findings are read once per mask (:func:`_fill_facts`).
+    The weights' maximum (and, unless one known mask made the scores, the scores' minimum),
+    read once per call, decide whether any row can be NaN or masked whole; the masks' own
+    findings are read once per mask (:func:`_fill_facts`).
     """
     if not isinstance(scores, Tensor) or not isinstance(dim, int) or scores.dim() == 0:
         return []
@@ -1248,8 +1261,10 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
         ]
     fill = _fill_of(scores)
     top = float(weights.max()) if isinstance(weights, Tensor) and weights.numel() else 0.0
-    if fill is not None and fill[2] == float("-inf"):
-        low = float("-inf")  # the fill's; a NaN entering shows in the weights
+    low: float | None = None
+    if fill is not None and not _stacked(scores):
+        # one mask on the scores, known: its fill explains their lowest entries, and a NaN
+        # entering or a row of -inf shows in the weights
         if top != top and bool(scores.isnan().any()):
             return [_nan_scores(scores, dim)]
     else:
@@ -1272,10 +1287,12 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
         return [facts.found]  # the rows it masks whole follow from the axis: one finding, the cause
     minimum = _lowest(scores.dtype) / 2
     constant = fill[2] if fill is not None else None
-    unexplained = (
-        top != top  # a row of -inf, or +inf: NaN weights
-        or (low == float("-inf") and (constant is None or constant > float("-inf")))
-        or (low <= minimum and (constant is None or constant > minimum))
+    unexplained = top != top or (  # a row of -inf, or +inf: NaN weights
+        low is not None
+        and (
+            (low == float("-inf") and (constant is None or constant > float("-inf")))
+            or (low <= minimum and (constant is None or constant > minimum))
+        )
     )
     if unexplained:
         found = _masked_rows(scores, dim, fill)
@@ -1292,7 +1309,7 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
     query_axis = _query_axis(scores, dim)
     if query_axis is not None:
         return [query_axis]
-    return _uniform(scores, dim, weights, log, low, top)
+    return _uniform(scores, dim, weights, log, top)
 
 
 def _query_axis(scores: Tensor, dim: int) -> _Seen | None:
@@ -1311,9 +1328,7 @@ def _query_axis(scores: Tensor, dim: int) -> _Seen | None:
     )
 
 
-def _uniform(
-    scores: Tensor, dim: int, weights: Any, log: bool, low: float, top: float
-) -> list[_Seen]:
+def _uniform(scores: Tensor, dim: int, weights: Any, log: bool, top: float) -> list[_Seen]:
     """AW217: every row the softmax normalises holds one value, and the scores vary elsewhere.
 
     Read from the weights (their maximum is 1/n only if every row is uniform), then confirmed

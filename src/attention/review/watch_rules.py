@@ -383,9 +383,8 @@ _VALUE_RULES = (
         rows=(),
         message=(
             "the softmax runs over the queries' axis of self-attention scores q @ kᵀ (as many "
-            "queries as keys, no mask saying which axis holds the keys): each key's column "
-            "sums to 1, not each query's row, and the weights then average the values with "
-            "rows that do not sum to 1"
+            "queries as keys): each key's column sums to 1, not each query's row, and the "
+            "weights then average the values with rows that do not sum to 1"
         ),
         fix=(
             "take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1); "
