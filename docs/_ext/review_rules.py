@@ -73,10 +73,14 @@ DOCS = EXT.parent
 ROOT = DOCS.parent
 RULES_FOLDER = "review/rules"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
-# what the pages are made from: a change to one rereads the pages that show it
+# what the pages are made from: a change to one rereads the pages that show it (the Chinese
+# catalogue too, whose texts the directives write into the pages when they are read)
 SOURCES = [
-    ROOT / "src" / "attention" / "review" / name
-    for name in ("rules.py", "demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
+    *(
+        ROOT / "src" / "attention" / "review" / name
+        for name in ("rules.py", "demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
+    ),
+    DOCS / "locales" / "zh_CN" / "LC_MESSAGES" / f"{CATALOGUE}.po",
 ]
 
 _ = get_translation(CATALOGUE)
