@@ -621,3 +621,17 @@ def test_a_hidden_key_is_read_only_when_the_output_is_not_finite(
     assert reads
     assert [f.code for f in seen.findings] == ["AW215"]
     assert "batch item 1, head 0, key 3 (and 1 more keys)" in seen.findings[0].seen
+
+
+def test_an_output_is_read_on_the_calls_whose_masks_are_read() -> None:
+    """Once per mask, as the masks are: a NaN that appears later under the same mask is missed."""
+    torch.manual_seed(0)
+    q, k, v = qkv(), qkv(), qkv()
+    mask = padding_sdpa(False)
+    with watch(warn=False) as seen:
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # read: finite
+        k[1, :, 3] = float("nan")  # a padded key goes NaN
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # the same mask: not read
+        assert seen.findings == []
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask.clone())  # a new mask: read
+    assert [f.code for f in seen.findings] == ["AW215"]

@@ -14,10 +14,10 @@ untouched, so the watch costs a few microseconds per attention call.
 
 A mask is read once while it is unchanged: the watch keeps what it saw for each mask by identity
 and version counter (an in-place change moves the version), so a causal mask built once and
-reused moves no data after its first call.  What changes with each call is read once per call,
-to see NaN and rows masked whole: a softmax's weights (their maximum) and, unless one known mask
-made its scores, the scores (their minimum), and the output of an attention call whose mask hides
-some key from every query (its sum).  ``watch(every=N)`` checks one call in ``N``.
+reused moves no data after its first call.  What changes with every call is read as well, to see
+NaN and rows masked whole: on every softmax call its weights (their maximum) and, unless one known
+mask made its scores, the scores (their minimum); on an attention call whose masks are read, so
+once per mask, its output (its sum).  ``watch(every=N)`` checks one call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -688,17 +688,20 @@ _HIDDEN: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], Tensor | None]] 
 
 
 def _check_hidden_keys(
-    original: Any, args: Sequence[Any], kwargs: Mapping[str, Any], hidden: Tensor, out: Any
+    original: Any, args: Sequence[Any], kwargs: Mapping[str, Any], out: Any
 ) -> list[_Seen]:
-    """AW215, after a call whose mask hides some key: did one of them spoil the output.
+    """AW215, after a call whose masks were read: did a key they hide spoil the output.
 
-    One read of the output (its sum) per call; the keys and values are read only when it is not
+    One read of the output (its sum); the masks, keys and values are read only when it is not
     finite.
     """
     result = out[0] if isinstance(out, tuple) else out
     if not isinstance(result, Tensor) or not result.is_floating_point() or result.numel() == 0:
         return []
     if math.isfinite(float(result.sum())):
+        return []
+    hidden = _HIDDEN[original](args, kwargs)
+    if hidden is None:
         return []
     sdpa = original is _HIDDEN_SDPA  # the function itself: F's attribute is the wrapper now
     if sdpa:
@@ -845,12 +848,6 @@ def _masked_before(source: Any) -> bool:
     return _looked_up(_FILLS, source) is not None
 
 
-def _stacked(scores: Tensor) -> bool:
-    """Whether the fill that made ``scores`` went onto scores that were masked already."""
-    entry = _looked_up(_FILLS, scores)
-    return entry is None or bool(entry[6])
-
-
 # id(mask) -> (weak reference, condition, value where True, value where False, version): a mask
 # built as torch.where(condition, 0.0, min), as Hugging Face builds its additive masks
 _VALUES: dict[int, tuple[Any, ...]] = {}
@@ -884,20 +881,27 @@ def _known_values(mask: Tensor, sign: int) -> tuple[tuple[Tensor, bool, float] |
     return None, sign > 0 and {high, low} == {0.0, 1.0}
 
 
-def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
-    """(mask, whether it is a where-condition, the fill) of the fill that made ``scores``."""
+def _masking(scores: Tensor) -> tuple[tuple[Tensor, bool, float] | None, Tensor | None, bool]:
+    """What made ``scores``, while they are unchanged: (the fill, a 0/1 mask added, stacked).
+
+    The fill is (mask, whether it is a where-condition, the constant), also for a mask added;
+    the second is the tensor added where it holds only 0.0 and 1.0 (a Boolean mask turned
+    float); stacked says whether the scores it went onto were masked already (or nothing is
+    known of them).
+    """
     entry = _looked_up(_FILLS, scores)
     if entry is None:
-        return None
-    _, mask, kept, constant, version, sign, _ = entry
+        return None, None, True
+    _, mask, kept, constant, version, sign, stacked = entry
     try:
         if scores._version != version:  # changed in place since: what was filled is unknown
-            return None
+            return None, None, True
     except RuntimeError:
-        return None
-    if constant is None:  # an addition: the mask is the smaller operand, masked where lowest
-        return _facts(mask, sign)[0]
-    return mask, kept, constant
+        return None, None, True
+    if constant is not None:
+        return (mask, kept, constant), None, stacked
+    fill, zero_one = _facts(mask, sign)  # an addition: the mask is the smaller operand
+    return fill, mask if zero_one else None, stacked
 
 
 # id(added mask) -> (weak reference, version, its reading as a fill, whether it is 0/1 only):
@@ -917,8 +921,8 @@ def _facts(mask: Tensor, sign: int = 1) -> tuple[tuple[Tensor, bool, float] | No
         return entry[2], entry[3]
     known = _known_values(mask, sign)
     if known is not None:
-        return known
-    if sign > 0:
+        found = known
+    elif sign > 0:
         fill = _additive_fill(mask)
         found = (fill, fill is None and _boolean_added(mask))  # a 0/1 mask is never a fill
     else:  # scores - m: m's largest entries are the masked ones
@@ -947,17 +951,6 @@ def _boolean_added(mask: Tensor) -> bool:
     """An added mask of only 0.0 and 1.0 (and -inf): a Boolean mask turned float."""
     ones = mask.eq(1)
     return bool(ones.any()) and bool((ones | mask.eq(0) | mask.eq(float("-inf"))).all())
-
-
-def _added_mask(scores: Tensor) -> Tensor | None:
-    """The tensor added (not subtracted) to make ``scores``, while ``scores`` is unchanged."""
-    entry = _looked_up(_FILLS, scores)
-    if entry is None or entry[3] is not None or entry[5] < 0:
-        return None
-    try:
-        return entry[1] if scores._version == entry[4] else None
-    except RuntimeError:
-        return None
 
 
 def _smaller_operand(self: Any, other: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
@@ -1259,10 +1252,10 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
                 ("sdpa.attn_mask.float",),
             )
         ]
-    fill = _fill_of(scores)
+    fill, added, stacked = _masking(scores)
     top = float(weights.max()) if isinstance(weights, Tensor) and weights.numel() else 0.0
     low: float | None = None
-    if fill is not None and not _stacked(scores):
+    if fill is not None and not stacked:
         # one mask on the scores, known: its fill explains their lowest entries, and a NaN
         # entering or a row of -inf shows in the weights
         if top != top and bool(scores.isnan().any()):
@@ -1271,8 +1264,7 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
         low = float(scores.min())  # NaN where a NaN enters
         if low != low:
             return [_nan_scores(scores, dim)]
-    added = _added_mask(scores)
-    if added is not None and _facts(added)[1]:
+    if added is not None:
         return [
             _Seen(
                 "AW204",
@@ -1629,19 +1621,15 @@ _KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], tuple[Any, list[Te
     torch._transformer_encoder_layer_fwd: _key_fused(18, 19),
 }
 
-# (check, key) -> (weak references to the masks it read, what it saw, the keys the masks hide
-# from every query); bounded, shared by watches
-_CACHE: dict[Any, tuple[tuple[weakref.ref[Tensor], ...], tuple[_Seen, ...], Tensor | None]] = {}
+# (check, key) -> (weak references to the masks it read, what it saw); bounded, shared by watches
+_CACHE: dict[Any, tuple[tuple[weakref.ref[Tensor], ...], tuple[_Seen, ...]]] = {}
 _CACHE_SIZE = 512
 
 
 def _cached(
     original: Any, args: Sequence[Any], kwargs: Mapping[str, Any]
-) -> tuple[Any, tuple[tuple[_Seen, ...], Tensor | None] | None]:
-    """The cache key of this call and what its check saw before, if the masks are unchanged.
-
-    What was seen is the findings and the keys the masks hide from every query (or None).
-    """
+) -> tuple[Any, tuple[_Seen, ...] | None]:
+    """The cache key of this call and what its check saw before, if the masks are unchanged."""
     keyer = _KEYS.get(original)
     if keyer is None:
         return None, None
@@ -1652,9 +1640,9 @@ def _cached(
     except Exception:  # an inference tensor has no version counter; an unhashable argument
         return None, None
     if entry is not None:
-        refs, seen, hidden = entry
+        refs, seen = entry
         if len(refs) == len(masks) and all(r() is m for r, m in zip(refs, masks, strict=True)):
-            return key, (seen, hidden)
+            return key, seen
     return (key, tuple(weakref.ref(m) for m in masks)), None
 
 
@@ -1668,18 +1656,18 @@ def _entry_point(original: Any) -> Callable[..., Any]:
         owner = _active()
         if owner is None:
             return original(*args, **kwargs)
-        hidden = None
+        read = False
         if owner._sampled():
             check = _CHECKS.get(original)
             if check is not None:
-                hidden = owner._see(original, check, args, kwargs)
+                read = owner._see(original, check, args, kwargs)
         _LOCAL.busy = True  # what this call runs inside (an SDPA, a softmax) is not checked again
         try:
             out = original(*args, **kwargs)
         finally:
             _LOCAL.busy = False
-        if hidden is not None:  # the mask hides some key: read the output once (AW215)
-            owner._run(lambda: _check_hidden_keys(original, args, kwargs, hidden, out))
+        if read and original in _HIDDEN:  # its masks were read: so is its output, once (AW215)
+            owner._run(lambda: _check_hidden_keys(original, args, kwargs, out))
         return out
 
     return watched
@@ -1846,28 +1834,26 @@ class Watch:
 
     def _see(
         self, original: Any, check: Callable[..., list[_Seen]], args: Any, kwargs: Any
-    ) -> Tensor | None:
+    ) -> bool:
         """Check one call, or reuse what was seen for the same, unchanged masks.
 
-        Returns the keys the masks hide from every query, if any, for the check after the call.
+        Returns whether the masks were read (not seen before, or changed), and found fine enough
+        to read the call's output after it: a NaN there may come from a key they hide (AW215).
         """
-        key, cached = _cached(original, args, kwargs)
-        if cached is not None:
-            seen, hidden = cached
+        key, seen = _cached(original, args, kwargs)
+        if seen is not None:
             for item in seen:
                 if item.code not in self.ignore:
                     self._report(item)
-            return hidden
+            return False
         limit = self.dense_limit
         found = self._run(lambda: check(args, kwargs, limit))
-        finder = _HIDDEN.get(original)
-        hidden = self._quietly(lambda: finder(args, kwargs)) if finder is not None else None
         if key is not None and found is not None:
             (cache_key, refs) = key
             if len(_CACHE) >= _CACHE_SIZE:
                 _CACHE.clear()
-            _CACHE[cache_key] = (refs, tuple(found), hidden)
-        return hidden
+            _CACHE[cache_key] = (refs, tuple(found))
+        return found is not None and bool(key is None or key[1])
 
     def _quietly(self, read: Callable[[], _T]) -> _T | None:
         """``read()`` without ever breaking the call: None (and an entry in errors) if it fails."""
