@@ -797,7 +797,7 @@ def _check_block_mask(block_mask: Any, dense_limit: int) -> list[_Seen]:
 # sees the softmax (torch.softmax, Tensor.softmax, and so F.softmax and nn.Softmax; the same for
 # log_softmax) and, to know which entries were masked and with what, the masked fills whose
 # result the softmax receives (masked_fill, masked_fill_, torch.where with a scalar) and the
-# additions or subtractions of a smaller tensor (+, +=, torch.add, -, -=, torch.sub).  An
+# additions or subtractions of a smaller tensor (+, +=, add, torch.add, -, -=, sub, torch.sub).  An
 # additive mask is also seen through its values at the softmax: rows of -inf, NaN.
 #
 # What a mask says against scores of one shape (which rows it fills whole, which axis it varies
@@ -1009,7 +1009,7 @@ def _sub_watched(original: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _in_place_watched(original: Callable[..., Any], sign: int) -> Callable[..., Any]:
-    """``scores += m``, ``scores.add_(m)`` (``-=``, ``sub_``): the same tensor, a new version."""
+    """``scores += m`` (and ``-=``): the same tensor, a new version."""
 
     @functools.wraps(original)
     def in_place(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
@@ -1471,10 +1471,9 @@ def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any
         (torch.Tensor, "__sub__", _sub_watched),
         (torch.Tensor, "sub", _sub_watched),
         (torch, "sub", _sub_watched),
+        # += and -=, not add_ / sub_: an optimizer's step calls add_ once per parameter
         (torch.Tensor, "__iadd__", functools.partial(_in_place_watched, sign=1)),
-        (torch.Tensor, "add_", functools.partial(_in_place_watched, sign=1)),
         (torch.Tensor, "__isub__", functools.partial(_in_place_watched, sign=-1)),
-        (torch.Tensor, "sub_", functools.partial(_in_place_watched, sign=-1)),
         (torch, "matmul", _matmul_watched),
         (torch.Tensor, "matmul", _matmul_watched),
         (torch.Tensor, "__matmul__", _matmul_watched),
