@@ -576,6 +576,25 @@ def screenshots(session: nox.Session) -> None:
     )
 
 
+@nox.session(venv_backend=SHARED, default=False, requires=["docs"])
+def mathcompare(session: nox.Session) -> None:
+    """Every formula of both languages beside LaTeX's rendering: PNG in docs/_build/math-latex.
+
+    Needs LaTeX and dvipng (Debian: apt-get install texlive-latex-base
+    texlive-latex-recommended dvipng) and Chromium; docs/_tools/math_latex.py says what it writes.
+    """
+    if not Path(CHROMIUM).is_file():
+        session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    _install(session, "browser")
+    session.run(
+        "python",
+        "docs/_tools/math_latex.py",
+        *(str(SITE), str(DOCS_BUILD / "doctrees"), str(DOCS_BUILD / "math-latex")),
+        *session.posargs,
+        env={"CHROMIUM": CHROMIUM},
+    )
+
+
 @nox.session(venv_backend=SHARED, default=False)
 def serve(session: nox.Session) -> None:
     """Live preview at http://127.0.0.1:8000, rebuilt on every save (sphinx-autobuild).

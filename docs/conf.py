@@ -118,12 +118,15 @@ exclude_patterns = [
 ]
 templates_path = ["_templates"]
 nitpicky = True
-numfig = True  # "Fig. 1" / "图 1": every named figure (each {localized-figure}) gets a number
-# Equations are numbered per page, (1), (2), … in the order they appear, not across the site:
-# with numfig, Sphinx would number them on from the previous page in the toctree, and a formula
-# quoted on three pages was (2), (5) and (18).  Their anchors are their labels, the same in both
-# languages (docs/tests/test_equation_numbers.py).
-math_numfig = False
+numfig = True  # "Fig. 2.1" / "图 2.1": every named figure (each {localized-figure}) gets a number
+# Equations and figures are numbered per part of the lesson: the lesson's toctree is numbered
+# (docs/lesson/index.md: part 2 is "2. Scaled dot-product attention"), so the first numbered
+# equation of part 2 is (2.1), the next (2.2), whichever page of the part holds it (the
+# measured benchmark is part 10's second page); on a page outside the lesson they run (1), (2),
+# ...  Their anchors are their labels, the same in both languages
+# (docs/tests/test_equation_numbers.py).
+math_numfig = True
+numfig_secnum_depth = 1
 suppress_warnings: list[str] = []
 
 # -- MyST and MyST-NB ---------------------------------------------------------------------------

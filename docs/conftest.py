@@ -19,12 +19,16 @@ Run with ``nox -s doctest`` (which also runs the docstring examples in src/atten
 from __future__ import annotations
 
 import doctest
+import os
 import re
 from collections.abc import Callable, Iterable
 from typing import Any
 
 import torch
 from sybil import Document, Example, Region, Sybil
+
+# The pages show the checker's English output, whatever the reader's locale.
+os.environ["LANGUAGE"] = "en"
 from sybil.evaluators.doctest import DocTestEvaluator
 from sybil.parsers.abstract import DocTestStringParser
 from sybil.parsers.markdown.lexers import FencedCodeBlockLexer

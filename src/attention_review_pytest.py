@@ -10,27 +10,36 @@ from __future__ import annotations
 
 from typing import Any
 
-CHOICES = ("warn", "strict")
-
 
 def pytest_addoption(parser: Any) -> None:
-    """``--attention-watch[=strict]``."""
-    parser.getgroup("attention-watch", "mask checks at run time").addoption(
+    """``--attention-watch`` (a flag) and ``--attention-watch=strict``.
+
+    The flag takes no value, so ``pytest --attention-watch tests/`` runs ``tests/``.  Strict mode
+    is a second option spelled with its value: argparse looks an argument up whole before it
+    splits it at ``=``.
+    """
+    group = parser.getgroup("attention-watch", "mask checks at run time")
+    group.addoption(
         "--attention-watch",
-        nargs="?",
+        action="store_const",
         const="warn",
+        dest="attention_watch",
         default=None,
-        choices=CHOICES,
-        help=(
-            "run every test under attention.review.watch: list the mask findings in the terminal "
-            "summary (warn, the default), or fail the call that has one (strict)"
-        ),
+        help="run every test under attention.review.watch and list the mask findings in the "
+        "terminal summary",
+    )
+    group.addoption(
+        "--attention-watch=strict",
+        action="store_const",
+        const="strict",
+        dest="attention_watch",
+        help="the same, and the call that has a finding fails its test",
     )
 
 
 def pytest_configure(config: Any) -> None:
     """Load the watch only when the option asks for it."""
-    mode = config.getoption("--attention-watch", default=None)
+    mode = config.getoption("attention_watch", default=None)
     if mode:
         from attention.review.pytest_plugin import WatchPlugin
 

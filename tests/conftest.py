@@ -9,6 +9,10 @@ from hypothesis import HealthCheck, settings
 
 from tests import agreement, bad_inputs
 
+# The checker speaks the reader's language (LANGUAGE, LC_ALL, LC_MESSAGES, LANG); the tests read
+# its English output unless they ask for another language.
+os.environ["LANGUAGE"] = "en"
+
 # CI runs derandomised so a red build is reproducible from its log; locally every run explores anew.
 settings.register_profile(
     "ci", derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow]

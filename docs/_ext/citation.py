@@ -1,18 +1,20 @@
 """The citation examples of the "Cite" page, computed when the site is built.
 
-``{citation-examples}`` renders the address of a page, of a section and of a mask-table row of
-*this* build, then a BibTeX entry and a ``CITATION.cff`` record for the row, filled in with the
-site version (``attention.__version__``, the one version of the project) and the torch release
-that ran the pages' examples::
+``{citation-examples}`` renders the address of a page, of a section, of a numbered equation (with
+the number the page shows) and of a mask-table row of *this* build, then a BibTeX entry and a
+``CITATION.cff`` record for the row, filled in with the site version (``attention.__version__``,
+the one version of the project) and the torch release that ran the pages' examples::
 
     ```{citation-examples}
     :page: lesson/04-boolean-mask-semantics
     :section: three-mask-conventions
+    :equation: scaled-dot-product
     :row: sdpa.attn_mask.bool
     ```
 
-``:section:`` and ``:row:`` are labels (a section's explicit target, a mask-table row's id); a
-page or label that the site lacks is a build warning, so the examples cannot point nowhere.
+``:section:``, ``:equation:`` and ``:row:`` are labels (a section's explicit target, an
+equation's label, a mask-table row's id); a page or label that the site lacks is a build
+warning, so the examples cannot point nowhere.
 
 The addresses are *versioned*: a release of the site has its own address, which keeps showing
 what was cited after ``latest`` has moved on.  On Read the Docs the git tag ``v<version>`` is
@@ -144,11 +146,12 @@ class CitationExamples(SphinxDirective):
     option_spec: ClassVar[dict[str, Any]] = {
         "page": directives.unchanged_required,
         "section": directives.unchanged_required,
+        "equation": directives.unchanged_required,
         "row": directives.unchanged_required,
     }
 
     def run(self) -> list[nodes.Node]:
-        for option in ("page", "section", "row"):
+        for option in ("page", "section", "equation", "row"):
             if option not in self.options:
                 raise self.error(f"citation-examples needs the :{option}: option")
         config = self.env.config
@@ -162,10 +165,14 @@ class CitationExamples(SphinxDirective):
         for kind, target in (
             (_("a page: {address}"), ("page", self.options["page"])),
             (_("a section: {address}"), ("label", self.options["section"])),
+            # Translators: {number} is the equation's number as the page shows it, 2.1
+            (_("an equation ({number}): {address}"), ("equation", self.options["equation"])),
             (_("a mask-table row: {address}"), ("label", row)),
         ):
             literal = nodes.literal("", "", citation_target=target, citation_base=base)
-            item = nodes.paragraph("", "", *_compose(kind, address=literal), translatable=False)
+            number = nodes.inline("", "", citation_number=target[1])
+            parts = _compose(kind, address=literal, number=number)
+            item = nodes.paragraph("", "", *parts, translatable=False)
             addresses += nodes.list_item("", item)
         # already in the build's language: not a message for the page's catalogue
         facts = nodes.paragraph("", "", translatable=False, classes=["generated"])
@@ -194,9 +201,24 @@ def _relative_url(env: BuildEnvironment, target: tuple[str, str]) -> str | None:
     kind, name = target
     if kind == "page":
         return f"{name}.html" if name in env.found_docs else None
+    if kind == "equation":
+        found_equation = _equation(env, name)
+        return None if found_equation is None else f"{found_equation[0]}.html#equation-{name}"
     domain = env.domains.standard_domain
     found = domain.labels.get(name) or domain.anonlabels.get(name)
     return None if found is None else f"{found[0]}.html#{found[1]}"
+
+
+def _equation(env: BuildEnvironment, label: str) -> tuple[str, str] | None:
+    """The page of a labelled equation and its number as the page shows it: ``2.1``."""
+    found = env.domains["math"].data["objects"].get(label)
+    if found is None:
+        return None
+    docname, number = found[0], str(found[1])
+    if env.config.math_numfig and env.config.numfig:
+        numbers = env.toc_fignumbers.get(docname, {}).get("displaymath", {})
+        number = ".".join(map(str, numbers.get(f"equation-{label}", ())))
+    return docname, number
 
 
 def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -212,6 +234,10 @@ def _resolve(app: Sphinx, doctree: nodes.document, docname: str) -> None:
             relative = ""
         row_url = literal["citation_base"] + relative  # the row comes last
         literal += nodes.Text(row_url)
+    for number in list(doctree.findall(nodes.inline)):
+        if "citation_number" in number:
+            found = _equation(app.env, number["citation_number"])
+            number += nodes.Text(found[1] if found else "")
     for block in list(doctree.findall(nodes.literal_block)):
         if "citation_bibtex" in block:
             fields = block["citation_bibtex"]

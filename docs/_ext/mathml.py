@@ -12,6 +12,9 @@ docutils' own (:func:`docutils.utils.math.latex2mathml.tex2mathml`).
 * A few TeX commands the converter lacks are rewritten first into the ones it has
   (:data:`TEX_ALIASES`, ``\tfrac12``, :func:`_group_declarations`, :func:`_primes`); the rest
   must be written in the subset docutils documents ("LaTeX syntax for mathematics").
+* The converter's MathML is then given TeX's layout (:mod:`tex_layout`): the spaces between
+  atoms, italic corrections and kerns, script positions, delimiter and root sizes, arrays, where
+  a browser's MathML Core rules read otherwise.
 * Display math: ``<div class="math notranslate" id="equation-LABEL"><span class="eqno">(N)
   <a class="headerlink">``…``</span><math display="block">…</math></div>``, numbered like
   ``sphinx.ext.mathjax`` numbers it; inline math: ``<span class="math notranslate"><math>…
@@ -21,8 +24,9 @@ docutils' own (:func:`docutils.utils.math.latex2mathml.tex2mathml`).
   (``docs/_fonts/latin-modern-math``, GUST Font License) to the characters the site's MathML uses,
   with the size variants and glyph assemblies the font's MATH table gives them, and writes it as
   ``_static/attention-math.woff2`` under the family name ``Attention Math`` (the licence asks
-  derived fonts to change their names); ``math.css`` declares it.  A character the font lacks is
-  a build warning.
+  derived fonts to change their names), with TeX's script constants and the script glyphs and
+  kerns reachable by the browser (:func:`tex_layout.adapt_font`); ``math.css`` declares it.  A
+  character the font lacks is a build warning.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
+import tex_layout
 from docutils import nodes
 from docutils.utils.math import MathError, latex2mathml, mathalphabet2unichar
 from sphinx.application import Sphinx
@@ -67,9 +72,10 @@ _PRIME = re.compile(r"(?<!\\)'+")
 _DIGIT_FRACTION = re.compile(r"(\\[dt]?frac)\s*(\d)\s*(\d)")
 # MathML whitespace between elements means nothing; docutils indents its output with it.
 _INDENT = re.compile(r">\n\s*<")
-_SLASH = re.compile(r"<mo((?: stretchy=\"false\")?)>/</mo>")
 _TEXT = re.compile(r">([^<]+)<")
-_ITALIC_IDENTIFIER = re.compile(r"<mi>([^<])</mi>")  # one letter, no mathvariant: shown italic
+_RADICAL = re.compile(r"<msqrt[^>]*>")
+# one letter, no mathvariant: shown italic (the build's attributes, a padding, may stand in it)
+_ITALIC_IDENTIFIER = re.compile(r"<mi((?:(?! mathvariant=)[^>])*)>([^<])</mi>")
 _ITALIC = {
     **mathalphabet2unichar.mathit,
     "h": "\u210e",  # the italic h lives in Letterlike Symbols (PLANCK CONSTANT)
@@ -133,89 +139,33 @@ def tex_to_mathml(tex: str, *, block: bool) -> str:
         tex = r" \\ ".join(part for part in tex.split("\n\n") if part.strip())
     xml = latex2mathml.tex2mathml(normalise(tex), as_block=block)
     xml = xml.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
-    # TeX sets a/b with no space around the slash; MathML's operator dictionary spaces it.
-    xml = _SLASH.sub(r'<mo\1 lspace="0" rspace="0">/</mo>', xml)
-    return _space_as_tex(_INDENT.sub("><", xml))
+    return _layout_as_tex(_INDENT.sub("><", xml))
 
 
-# -- spacing as TeX spaces it -------------------------------------------------------------------
+# -- TeX's layout -------------------------------------------------------------------------------
 
-# The elements whose children after the first are scripts (limits, indices, exponents)
-_SCRIPTED = {"msub", "msup", "msubsup", "munder", "mover", "munderover", "mroot"}
-# What TeX treats as an ordinary atom next to an operator name (a letter, a number, a script)
-_ORDINARY = {"mi", "mn", "msub", "msup", "msubsup", "mfrac", "msqrt", "mroot"}
 _ENTITY = re.compile(r"&([A-Za-z]+);")
 _XML_ENTITIES = {"lt", "gt", "amp", "quot", "apos"}
-FUNCTION_APPLICATION = "\u2061"
-THIN_SPACE = "0.1667em"  # \, : 3 mu
 
 
-_BIG_DELIMITER = re.compile(r"(\d+(?:\.\d+)?)em")
+def _layout_as_tex(mathml: str) -> str:
+    """The formula with TeX's spacing, italic corrections, scripts and delimiters.
 
-
-def _tex_delimiter_size(operator: ElementTree.Element) -> None:
-    r"""``\bigl(`` (``minsize = maxsize = 1.2em``): the fence at 1.2 times the size, unstretched.
-
-    Only the two smaller sizes (``\big`` 1.2 em, ``\Big`` 1.623 em): a glyph scaled further
-    would draw its strokes visibly heavier than the font's own larger variants.
-    """
-    size = operator.get("minsize")
-    match = _BIG_DELIMITER.fullmatch(size or "")
-    if not match or operator.get("maxsize") != size or float(match[1]) > 1.7:
-        return
-    for name in ("minsize", "maxsize", "symmetric"):
-        operator.attrib.pop(name, None)
-    operator.set("stretchy", "false")
-    operator.set("style", f"font-size: {size}")
-
-
-def _space_as_tex(mathml: str) -> str:
-    r"""Two of TeX's spacing rules that browsers' MathML leaves out.
-
-    * In a script (an exponent, a limit, an index) TeX sets binary operators and relations with
-      no space around them (``e^{m-m'}``, ``\sum_{i=1}``); a browser spaces them as on the
-      baseline.  Each ``<mo>`` in a script gets ``lspace="0" rspace="0"``.
-    * An operator name (``\ln``, ``\log``, ``\operatorname{…}``: an ``<mi>`` the converter
-      follows with U+2061 FUNCTION APPLICATION) stands a thin space from a letter or a number
-      on either side (``\ln 3``, ``2 \ln 3``), and none from a parenthesis (``\exp(x)``).
-    * ``\bigl(`` and ``\Bigl(`` are TeX's parenthesis a size up, as tight as the plain one;
-      the converter asks the browser to stretch the fence to 1.2 em, and the stretched glyph
-      (a size variant of the font) stands loose, a gap on each side.  They are the plain
-      glyph at that size instead (:func:`_tex_delimiter_size`).
+    :mod:`tex_layout` says which of TeX's rules a browser leaves out and how the MathML asks
+    for them; docutils writes named entities (``&ApplyFunction;``) that XML does not know.
     """
     text = _ENTITY.sub(
         lambda m: m[0] if m[1] in _XML_ENTITIES else html.unescape(m[0]),
         mathml,
     )
     root = ElementTree.fromstring(text)
-    for operator in root.iter("mo"):
-        _tex_delimiter_size(operator)
-    for element in root.iter():
-        if element.tag in _SCRIPTED:
-            for script in list(element)[1:]:
-                for operator in script.iter("mo"):
-                    operator.attrib.setdefault("lspace", "0")
-                    operator.attrib.setdefault("rspace", "0")
-    for parent in list(root.iter()):
-        children = list(parent)
-        for index, child in enumerate(children):
-            if child.tag != "mo" or child.text != FUNCTION_APPLICATION or index == 0:
-                continue
-            name = children[index - 1]
-            if name.tag != "mi" or len(name.text or "") < 2:
-                continue
-            following = children[index + 1] if index + 1 < len(children) else None
-            if following is not None and following.tag in _ORDINARY:
-                child.set("rspace", THIN_SPACE)  # \ln 3
-            if index >= 2 and children[index - 2].tag in _ORDINARY:
-                position = list(parent).index(name)
-                parent.insert(position, ElementTree.Element("mspace", width=THIN_SPACE))  # 2 \ln
+    tex_layout.apply(root)
     return ElementTree.tostring(root, encoding="unicode", short_empty_elements=False)
 
 
 def characters(mathml: str) -> set[str]:
     """The characters a browser draws for this MathML, with single-letter identifiers in italic."""
-    mathml = _ITALIC_IDENTIFIER.sub(lambda m: f"<mi>{_ITALIC.get(m[1], m[1])}</mi>", mathml)
+    mathml = _ITALIC_IDENTIFIER.sub(lambda m: f"<mi{m[1]}>{_ITALIC.get(m[2], m[2])}</mi>", mathml)
     chars = {char for text in _TEXT.findall(mathml) for char in html.unescape(text)}
     if "<msqrt" in mathml or "<mroot" in mathml:
         chars.add("\u221a")  # the radical sign is drawn from the font, stretched from its variants
@@ -224,7 +174,7 @@ def characters(mathml: str) -> set[str]:
 
 def plain_text(mathml: str) -> str:
     """The formula as a reader sees it, in Unicode: ``−∞`` for ``-\\infty``."""
-    text = "".join(_TEXT.findall(mathml.replace("<msqrt>", "<msqrt>\u221a")))
+    text = "".join(_TEXT.findall(_RADICAL.sub(lambda m: m[0] + "\u221a", mathml)))
     return html.unescape(text).translate({0x2061: None, 0x2062: None, 0x2063: None})
 
 
@@ -391,6 +341,7 @@ def _write_font(app: Sphinx, exception: Exception | None) -> None:
     subsetter.populate(unicodes=sorted(ord(char) for char in used if ord(char) in cmap))
     subsetter.subset(font)
     _rename(font)
+    tex_layout.adapt_font(font)
     font.flavor = "woff2"
     buffer = io.BytesIO()
     font.save(buffer, reorderTables=True)

@@ -61,6 +61,7 @@ from attention.review import watch_rules
 from attention.review.check import Finding, check_source
 from attention.review.config import suppressed
 from attention.review.fix import diff, fixed_source
+from attention.review.i18n import LABELS
 from attention.review.report import render
 from attention.review.rules import RULES, Rule, by_code
 from attention.semantics.claims import Claim, load_claims
@@ -313,7 +314,8 @@ class ReviewRule(SphinxDirective):
             )
         catches = _section("what-it-catches", [nodes.Text(labels["catches"])])
         catches += _paragraph(*_inline(labels["reports"]))
-        catches += _code(render(found, "text", _site()).rstrip("\n"), "text")
+        language = self.env.config.language or "en"
+        catches += _code(render(found, "text", _site(language)).rstrip("\n"), "text")
         page += catches
 
         example = _section("example", [nodes.Text(labels["example"])])
@@ -379,10 +381,10 @@ def _label(directive: SphinxDirective, section: nodes.section, name: str) -> Non
     directive.state.document.note_explicit_target(section)
 
 
-def _site() -> Any:
+def _site(language: str = "en") -> Any:
     from attention.review.report import Site
 
-    return Site(version=attention.__version__)
+    return Site(version=attention.__version__, language=language if language == "zh_CN" else "en")
 
 
 class ReviewRulesTable(SphinxDirective):
@@ -509,10 +511,13 @@ class ReviewPrecommit(SphinxDirective):
                 location=self.get_location(),
             )
             return []
+        repo = "  - repo: /path/to/attention"
+        rev = f"    rev: v{attention.__version__}"
+        width = max(len(repo), len(rev)) + 2
         text = (
             "repos:\n"
-            "  - repo: https://github.com/<owner>/attention   # where you install attention from\n"
-            f"    rev: v{attention.__version__}\n"
+            f"{repo.ljust(width)}# a clone of attention, or any address git clone takes\n"
+            f"{rev.ljust(width)}# a tag of it (each release makes one) or a commit\n"
             "    hooks:\n"
             f"      - id: {ids[0]}"
         )
@@ -649,9 +654,14 @@ def extract() -> Catalog:
     ):
         if isinstance(message, str):  # _(rule.summary) and the like are added below
             catalogue.add(message, auto_comments=comments, context=context)
+    for label in LABELS:
+        catalogue.add(label, auto_comments=["the checker's report: a label or a severity"])
     for rule in RULES:
         catalogue.add(rule.summary, auto_comments=[f"{rule.code} {rule.name}: what it catches"])
         catalogue.add(rule.fix, auto_comments=[f"{rule.code} {rule.name}: the fix"])
+        catalogue.add(
+            rule.message, auto_comments=[f"{rule.code} {rule.name}: the finding's headline"]
+        )
     for code, watch_rule in watch_rules.RULES.items():
         name = watch_rule.name
         catalogue.add(watch_rule.message, auto_comments=[f"{code} {name}: what it reports"])

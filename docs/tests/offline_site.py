@@ -47,8 +47,11 @@ class OfflineSite:
 
 
 @contextmanager
-def open_offline(site: Path, chromium: str) -> Iterator[OfflineSite]:
-    """Serve ``site`` and open a headless ``chromium`` on it; close both on exit."""
+def open_offline(site: Path, chromium: str, *, scale: float = 1) -> Iterator[OfflineSite]:
+    """Serve ``site`` and open a headless ``chromium`` on it; close both on exit.
+
+    ``scale``: device pixels per CSS pixel (2 for a high-density screen's sharper screenshots).
+    """
     handler = functools.partial(_QuietHandler, directory=str(site))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -59,6 +62,7 @@ def open_offline(site: Path, chromium: str) -> Iterator[OfflineSite]:
                 executable_path=chromium,
                 headless=True,
                 args=CHROMIUM_ARGS,
+                device_scale_factor=scale,
             )
             offline = OfflineSite(context, f"http://127.0.0.1:{server.server_address[1]}")
 

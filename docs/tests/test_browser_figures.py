@@ -23,7 +23,8 @@ from test_browser import (
     browser,  # noqa: F401  (the shared fixture)
 )
 
-NUMBER = {"en": re.compile(r"^Fig\. \d+$"), "zh_CN": re.compile(r"^图 \d+$")}
+# "Fig. 6.1" in a part of the lesson (numbered per part, as its equations), "Fig. 1" elsewhere
+NUMBER = {"en": re.compile(r"^Fig\. \d+(\.\d+)?$"), "zh_CN": re.compile(r"^图 \d+(\.\d+)?$")}
 CJK = re.compile(r"[\u4e00-\u9fff]")
 FILE_NAME = re.compile(r"(^|/)[^\s/]+\.(png|jpe?g|svg|gif|webp)$", re.IGNORECASE)
 

@@ -48,7 +48,7 @@ SEVERITY = {
     "en": {"error": "error", "warning": "warning"},
     "zh_CN": {"error": "错误", "warning": "警告"},
 }
-OTHER_TOOLS = {"--name-only"}  # git's, in an example that feeds the checker
+OTHER_TOOLS = {"--name-only", "--all-files"}  # git's and pre-commit's, in the examples
 SECTIONS = ["what-it-catches", "example", "why", "fix", "rows", "silence"]
 ROWS_PAGE = "reference/mask-semantics.html"
 

@@ -78,7 +78,7 @@ def test_folder_is_read_recursively(tmp_path, capsys) -> None:
 
 def test_json(wrong, capsys) -> None:
     code, out, _ = run([str(wrong), "--format", "json"], capsys)
-    (record,) = json.loads(out)
+    (record,) = json.loads(out)["findings"]
     assert code == 1
     assert record["code"] == "AM101"
     assert record["severity"] == "error"

@@ -16,7 +16,7 @@ def test_pre_commit_hook_runs_the_checker_on_python_files() -> None:
     assert hook["id"] == "attention-review"
     assert hook["entry"] == "python -m attention.review"
     assert hook["language"] == "python"
-    assert hook["types"] == ["python"]
+    assert hook["types_or"] == ["python", "pyi", "jupyter"]
 
 
 def test_the_hook_entry_takes_file_names_as_pre_commit_passes_them(tmp_path: Path) -> None:

@@ -324,6 +324,41 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "    return beam_scores.topk(4, dim=-1), logits.softmax(dim=-1)\n",
         ["AM202"],
     ),
+    # scores times a 0/1 mask: a masked score becomes 0, a weight like any other; the fill is
+    # what masks (q.mm(k.t()) is q @ kᵀ)
+    "scores-times-a-mask": (
+        "def f(q, k, nodes, groups):\n"
+        "    same = torch.zeros(nodes, nodes)\n"
+        "    same[groups[0] : groups[1], groups[0] : groups[1]] = 1\n"
+        "    a = q.mm(k.t()) / q.size(-1) ** 0.5\n"
+        "    return torch.softmax(a * same, dim=-1)\n",
+        "def f(q, k, nodes, groups):\n"
+        "    same = torch.zeros(nodes, nodes)\n"
+        "    same[groups[0] : groups[1], groups[0] : groups[1]] = 1\n"
+        "    a = q.mm(k.t()) / q.size(-1) ** 0.5\n"
+        "    return torch.softmax(a.masked_fill(same == 0, float('-inf')), dim=-1)\n",
+        ["AM203"],
+    ),
+    # a learned position bias (T5's) is trained with unscaled scores: no scale is missing
+    "t5-position-bias": (
+        "class T5Attention(nn.Module):\n"
+        "    def __init__(self, n_heads):\n"
+        "        super().__init__()\n"
+        "        self.n_heads = n_heads\n\n"
+        "    def forward(self, q, k, mask):\n"
+        "        scores = torch.matmul(q, k.transpose(3, 2))\n"
+        "        scores += mask\n"
+        "        return nn.functional.softmax(scores.float(), dim=-1)\n",
+        "class T5Attention(nn.Module):\n"
+        "    def __init__(self, n_heads):\n"
+        "        super().__init__()\n"
+        "        self.n_heads = n_heads\n\n"
+        "    def forward(self, q, k, position_bias):\n"
+        "        scores = torch.matmul(q, k.transpose(3, 2))\n"
+        "        scores += position_bias\n"
+        "        return nn.functional.softmax(scores.float(), dim=-1)\n",
+        ["AM501"],
+    ),
     # a softmax along an axis of size 1 (a Conv1d's single channel): every weight is 1
     "softmax-of-one-channel": (
         "class Pool(nn.Module):\n"

@@ -37,6 +37,19 @@ def test_the_option_lists_findings_per_test_and_passes(pytester: pytest.Pytester
     assert "test_causal_mask" not in result.stdout.str().split("attention watch")[1]
 
 
+def test_the_option_is_a_flag_that_leaves_the_next_argument_alone(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_watched=INVERTED, test_elsewhere="def test_elsewhere():\n    pass\n")
+    result = pytester.runpytest("--attention-watch", "test_watched.py", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*attention watch (warn)*", "1 mask finding(s) in 1 test(s)*"])
+    strict = pytester.runpytest(
+        "--attention-watch=strict", "test_watched.py", "-p", "no:cacheprovider"
+    )
+    strict.assert_outcomes(passed=1, failed=1)
+
+
 def test_strict_fails_the_test_whose_call_has_a_finding(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(INVERTED)
     result = pytester.runpytest("--attention-watch=strict", "-p", "no:cacheprovider")

@@ -18,18 +18,36 @@ rules watch is parsed (a syntax error is always reported) but not interpreted.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from attention.review.interpreter import Hit, Interpreter
 from attention.review.project import Project
-from attention.review.syntax import Source
+from attention.review.syntax import NestingError, Source, bounded_recursion, parse
 
 BOM = "\ufeff"
 
-__all__ = ["BOM", "KEYWORDS", "Finding", "check_source", "check_tree", "could_hold_finding"]
+__all__ = [
+    "BOM",
+    "KEYWORDS",
+    "Finding",
+    "LineNames",
+    "check_source",
+    "check_tree",
+    "could_hold_finding",
+]
+
+LineNames = Callable[[int, int], str]
+"""How a finding names another line of its module: ``(line, finding's line) -> "line 3"``.
+
+A notebook's module names the lines of another cell by cell (``cell 2, line 3``)."""
+
+
+def _line(line: int, _at: int) -> str:
+    return f"line {line}"
+
 
 KEYWORDS = (
     "softmax(",
@@ -69,6 +87,8 @@ class Finding:
 
     ``end_line`` / ``end_column`` close the span of the code the finding is about (``end_column``
     1-based, exclusive, in characters); ``fix_code`` replaces that span where a fix is safe.
+    In a notebook, ``cell`` is the cell's number (every cell counts, from 1), the lines count
+    within it, and ``file_line`` is the line of the ``.ipynb`` file that holds ``line``.
     """
 
     path: str
@@ -82,24 +102,37 @@ class Finding:
     fix_code: str | None = None
     end_column: int = 0
     span: tuple[int, int] | None = dataclasses.field(default=None, compare=False, repr=False)
+    cell: int | None = None
+    file_line: int | None = None
 
 
 def check_source(
-    source: str, path: str = "<string>", project: Project | None = None
+    source: str,
+    path: str = "<string>",
+    project: Project | None = None,
+    line_names: LineNames = _line,
 ) -> list[Finding]:
-    """Every finding in ``source``, in order of position (a syntax error raises SyntaxError).
+    """Every finding in ``source``, in order of position.
 
-    With ``project`` (the checked tree), helpers imported from the tree's other modules are
-    followed (:mod:`attention.review.project`).
+    A syntax error raises SyntaxError (as CPython reports it), code nested deeper than the parser
+    or the checker reads raises :class:`~attention.review.syntax.NestingError`.  With
+    ``project`` (the checked tree), helpers imported from the tree's other modules are followed
+    (:mod:`attention.review.project`).
     """
     source = source.removeprefix(BOM)  # a byte-order mark is no part of the program
-    tree = ast.parse(source, filename=path)
-    if not could_hold_finding(source):
-        return []
-    return check_tree(Source(source, tree), path, project)
+    with bounded_recursion():
+        tree = parse(source, filename=path)
+        if not could_hold_finding(source):
+            return []
+        try:
+            return check_tree(Source(source, tree), path, project, line_names)
+        except RecursionError:
+            raise NestingError("nested deeper than the checker reads") from None
 
 
-def check_tree(source: Source, path: str, project: Project | None = None) -> list[Finding]:
+def check_tree(
+    source: Source, path: str, project: Project | None = None, line_names: LineNames = _line
+) -> list[Finding]:
     """Every finding in a parsed module."""
     interpreter = Interpreter(source, project, Path(path) if project is not None else None)
     interpreter.module(source.tree)
@@ -118,8 +151,9 @@ def check_tree(source: Source, path: str, project: Project | None = None) -> lis
         for says, origin in hit.facts:
             at = origin.node.lineno  # type: ignore[attr-defined]
             across = f" ({origin.reason})" if origin.reason.startswith("returned by") else ""
+            named = line_names(at, node.lineno)  # type: ignore[attr-defined]
             inferred.append(
-                f"`{hit.subject}` is {says} (line {at}: `{_short(source.code(origin.node))}`)"
+                f"`{hit.subject}` is {says} ({named}: `{_short(source.code(origin.node))}`)"
                 if origin.node is not node
                 else f"`{hit.subject}` is {says}{across}"
             )

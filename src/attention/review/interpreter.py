@@ -819,7 +819,7 @@ class Interpreter:
         return value if read else None
 
     def relocated(
-        self, hit: Hit, function: _Function, carried: list[tuple[Arg, _Any | None]]
+        self, hit: Hit, function: _Function, carried: Sequence[tuple[Arg, _Any | None]]
     ) -> Hit:
         """A finding the helper gives only with this caller's mask, moved to the caller's argument.
 
@@ -1142,6 +1142,8 @@ class Interpreter:
             return self.add(left, right, left_node, right_node, node)
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if isinstance(this, Scores) and _zero_one(other):
+                    return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
                     return self.scaled(this, other, other_node, divide=False)
                 if (
@@ -1277,7 +1279,10 @@ class Interpreter:
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
-                return dataclasses.replace(this, masked=True, fixable=None)
+                biased = this.biased or (
+                    other is None and any("bias" in name for name in names_in(other_node))
+                )
+                return dataclasses.replace(this, masked=True, fixable=None, biased=biased)
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
                 other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
@@ -1324,6 +1329,19 @@ class Interpreter:
             dtype="float",
             finfo_terms=int(const.finfo),
             overflow=overflow,
+        )
+
+    def multiplied_mask(self, scores: Scores, node: ast.AST) -> Scores:
+        """AM203: scores times a 0/1 mask: a masked score becomes 0, not -inf (waits a softmax)."""
+        found = self.hit(
+            "AM203",
+            node,
+            "a masked score must become -inf (or finfo.min) so its weight is 0; multiplied by a "
+            "0/1 mask it becomes 0, and its key keeps a weight comparable to the others",
+        )
+        self.hits.remove(found)
+        return dataclasses.replace(
+            scores, masked=True, pending=(*scores.pending, found), fixable=None
         )
 
     def scaled_weights(self, weights: Weights, node: ast.AST) -> Weights:
@@ -1454,10 +1472,10 @@ class Interpreter:
             offset = 0 if subject is not None else 1
             if subject is None and values:
                 subject = values[0]
-            read = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
-            if read is None and args and args[0].keyword is None:
-                read = args[0].value
-            self.fill_read_by_softmax(read)
+            softmax_input = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+            if softmax_input is None and args and args[0].keyword is None:
+                softmax_input = args[0].value
+            self.fill_read_by_softmax(softmax_input)
             return self.softmax(node, subject, offset)
         if qualified == SDPA:
             self.sdpa(node, values)
@@ -1501,7 +1519,7 @@ class Interpreter:
             return self.masked_fill(node, receiver, filled, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
-        if method in ("float", "double") and not args and not isinstance(receiver, Mask):
+        if method in ("float", "double") and not args and not isinstance(receiver, (Mask, Scores)):
             # float32 (or float64) by construction: a fill of -1e9 fits there
             return _Tensor(origin, "float", wide=True)
         if isinstance(receiver, _Tensor) and receiver.holds is not None:
@@ -1599,15 +1617,21 @@ class Interpreter:
             return self.size_of(func.value, receiver, args[0].value, node)
         if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
-            sizes = list(receiver.sizes)
-            known = [a for a in axes if a is not None and -len(sizes) <= a < len(sizes)]
+            swapped = list(receiver.sizes)
+            known = [a for a in axes if a is not None and -len(swapped) <= a < len(swapped)]
             if len(axes) == 2 and len(known) == 2:
-                first, second = known
-                sizes[first], sizes[second] = sizes[second], sizes[first]
-                return _Transposed(origin, tuple(sizes))
+                one, other = known
+                swapped[one], swapped[other] = swapped[other], swapped[one]
+                return _Transposed(origin, tuple(swapped))
             return _Transposed(origin)
-        if method in ("transpose", "permute", "swapaxes"):
+        if method in ("transpose", "permute", "swapaxes", "t"):
             return _Transposed(origin)
+        if method in ("mm", "matmul", "bmm") and qualified is None and values:
+            # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
+            if isinstance(values[0], _Transposed):
+                scaled = isinstance(receiver, _ScaledTensor)
+                return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else None)
+            return None
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if len(values) >= 2 and isinstance(values[1], _Transposed):
                 return Scores(
@@ -1623,11 +1647,11 @@ class Interpreter:
             and qualified
             and qualified.startswith("torch")
         ):
-            first = args[0].value if args else None
-            if isinstance(first, (ast.List, ast.Tuple)) and len(first.elts) >= 2:
+            joined = args[0].value if args else None
+            if isinstance(joined, (ast.List, ast.Tuple)) and len(joined.elts) >= 2:
                 axis_arg, _ = self.argument(node, values, 1, "dim")
                 axis = int_literal(axis_arg.value) if axis_arg is not None else 0
-                parts = [self.ev(element) for element in first.elts]
+                parts = [self.ev(element) for element in joined.elts]
                 ranks = {
                     len(part.sizes) for part in parts if isinstance(part, _Tensor) and part.sizes
                 }
@@ -1649,8 +1673,8 @@ class Interpreter:
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
-            filled = self.filled(node, values[1], silent=False)
-            return dataclasses.replace(filled, sizes=self.sizes(node, values, shape_only=True))
+            full = self.filled(node, values[1], silent=False)
+            return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
             return self.filled(node, values[0], silent=True)
         if (
@@ -2056,6 +2080,8 @@ class Interpreter:
         self.axis_check(subject, axis, at, implicit=implicit)
         if (
             not subject.scaled
+            # a learned position bias (T5's) is trained with unscaled scores, by design
+            and not subject.biased
             # without heads, unscaled dot-product scores are a design (Luong's attention);
             # scores [B, H, L, S] have heads
             and (self.multi_head() or subject.ndim == 4)
@@ -2348,9 +2374,22 @@ class Interpreter:
     def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
-        if not isinstance(value, Const) or isinstance(index, (ast.Tuple, ast.Slice)):
+        if not isinstance(value, Const):
             return
         base = self.ev(target.value)
+        if (
+            isinstance(base, _Tensor)
+            and base.dtype in ("float", "bool")
+            and base.holds is None
+            and value.value in (0.0, 1.0)
+            and isinstance(target.value, ast.Name)
+        ):
+            # torch.zeros(...) with ones set where keys may attend (or the reverse): a 0/1
+            # mask, whatever its entries mean
+            self.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
+            return
+        if isinstance(index, (ast.Tuple, ast.Slice)):
+            return
         if (
             isinstance(base, Weights)
             and base.unmasked
@@ -2976,6 +3015,16 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     )
     full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _zero_one(value: object) -> bool:
+    """A 0/1 mask (not an additive one, not known only by its name)."""
+    return (
+        isinstance(value, Mask)
+        and value.kind == "mask"
+        and not value.by_name
+        and value.dtype in ("float", "int", "bool")
+    )
 
 
 def _wide(dtype: str) -> bool:

@@ -216,6 +216,7 @@ class Scores:
     late: Origin | None = None
     wide: bool = False
     fixable: object | None = None
+    biased: bool = False
 
 
 @dataclass(frozen=True)

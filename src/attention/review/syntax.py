@@ -1,9 +1,19 @@
 r"""The syntax the checker reads: CPython's :mod:`ast`, its positions and its source text.
 
-The checker parses each file once with :func:`ast.parse` (about ten times faster than a
-concrete syntax tree, and it has every position a finding needs).  :class:`Source` gives the
-text of a node and its position in characters (``ast`` counts columns in UTF-8 bytes);
-:func:`call_args` lists a call's arguments in the order they are written, each with its keyword.
+The checker parses each file once with :func:`parse` (CPython's :func:`ast.parse`, about ten
+times faster than a concrete syntax tree, and it has every position a finding needs).
+:class:`Source` gives the text of a node and its position in characters (``ast`` counts columns
+in UTF-8 bytes); :func:`call_args` lists a call's arguments in the order they are written, each
+with its keyword.
+
+Parsing and reading a tree recurse as deep as the code nests.  CPython stops its parser with an
+exception (``SyntaxError`` past 200 nested brackets, ``MemoryError`` past its parser's stack,
+``RecursionError`` while it builds the tree), but how deep it builds the tree depends on the
+recursion limit of the process: where a host program (a linter, a test runner) has raised the
+limit, ``ast.parse`` recurses as deep as the expression and overflows the C stack, a
+segmentation fault (300,000 terms of ``a + a + …`` on CPython 3.11).  :func:`bounded_recursion`
+holds the limit to :data:`FRAMES` frames above the caller while the checker parses and reads,
+so every such file ends in :class:`NestingError` instead.
 
 >>> source = Source("x = f(a, *rest, dim=-1)\n")
 >>> call = source.tree.body[0].value
@@ -16,13 +26,18 @@ text of a node and its position in characters (``ast`` counts columns in UTF-8 b
 from __future__ import annotations
 
 import ast
+import contextlib
 import re
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 
 __all__ = [
+    "FRAMES",
     "Arg",
+    "NestingError",
     "Source",
+    "bounded_recursion",
     "call_args",
     "has_division",
     "int_literal",
@@ -30,8 +45,67 @@ __all__ = [
     "is_true",
     "last_name",
     "names_in",
+    "parse",
     "string_literal",
 ]
+
+FRAMES = 1000
+"""How many frames deeper than its caller the checker may recurse: CPython's default limit."""
+
+
+class NestingError(Exception):
+    """The code nests deeper than CPython's parser or the checker reads (a message says which)."""
+
+
+@contextlib.contextmanager
+def bounded_recursion(frames: int = FRAMES) -> Iterator[None]:
+    """Hold the recursion limit to ``frames`` frames above the caller (never raise it).
+
+    >>> import sys
+    >>> before = sys.getrecursionlimit()
+    >>> sys.setrecursionlimit(10**6)
+    >>> with bounded_recursion():
+    ...     sys.getrecursionlimit() < 10**6
+    True
+    >>> sys.getrecursionlimit() == 10**6
+    True
+    >>> sys.setrecursionlimit(before)
+    """
+    depth, frame = 0, sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back  # type: ignore[assignment]
+    limit = sys.getrecursionlimit()
+    bound = min(limit, depth + frames)
+    if bound != limit:
+        sys.setrecursionlimit(bound)
+    try:
+        yield
+    finally:
+        if bound != limit:
+            sys.setrecursionlimit(limit)
+
+
+def parse(text: str, filename: str = "<string>") -> ast.Module:
+    r"""``text`` parsed by CPython.
+
+    SyntaxError where CPython reports one, NestingError past its parser's limits.
+
+    >>> parse("x = " + "-" * 100_000 + "1")
+    Traceback (most recent call last):
+    ...
+    attention.review.syntax.NestingError: nested deeper than CPython's parser reads (...)
+    """
+    with bounded_recursion():
+        try:
+            return ast.parse(text, filename=filename)
+        except (RecursionError, MemoryError) as error:
+            raise NestingError(
+                f"nested deeper than CPython's parser reads ({type(error).__name__})"
+            ) from None
+        except ValueError as error:  # NUL bytes, on the CPython releases that raise this
+            line = text.count("\n", 0, max(text.find("\0"), 0)) + 1
+            raise SyntaxError(str(error), (filename, line, 1, None)) from None
+
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -45,7 +119,7 @@ class Source:
 
     def __init__(self, text: str, tree: ast.Module | None = None) -> None:
         self.text = text
-        self.tree = tree if tree is not None else ast.parse(text)
+        self.tree = tree if tree is not None else parse(text)
         self._starts = [0] + [match.end() for match in _LINE_BREAK.finditer(text)]
         self._encoded: dict[int, bytes] = {}
 
