@@ -74,10 +74,14 @@ DOCS = EXT.parent
 ROOT = DOCS.parent
 RULES_FOLDER = "review/rules"
 HOOKS = ROOT / ".pre-commit-hooks.yaml"
-# what the pages are made from: a change to one rereads the pages that show it
+# what the pages are made from: a change to one rereads the pages that show it (the Chinese
+# catalogue too, whose texts the directives write into the pages when they are read)
 SOURCES = [
-    ROOT / "src" / "attention" / "review" / name
-    for name in ("rules.py", "demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
+    *(
+        ROOT / "src" / "attention" / "review" / name
+        for name in ("rules.py", "demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
+    ),
+    DOCS / "locales" / "zh_CN" / "LC_MESSAGES" / f"{CATALOGUE}.po",
 ]
 
 _ = get_translation(CATALOGUE)
@@ -472,7 +476,10 @@ class ReviewWatchRules(SphinxDirective):
                 *_inline(_(rule.fix) + stop),
             )
             section += _paragraph(nodes.strong(labels["rows"], labels["rows"]))
-            section += _rows_list(rule.rows, docname, language)
+            if rule.rows:
+                section += _rows_list(rule.rows, docname, language)
+            else:  # a softmax that cannot be right, whatever the API's convention
+                section += _paragraph(*_inline(labels["no_rows"]))
             if code in WATCH_DEMOS:
                 section += _paragraph(*_inline(labels["watch_demo"]))
                 section += _doctest(WATCH_DEMOS[code], code.lower())

@@ -174,4 +174,51 @@ AW213 causal-top-left: the mask attn_mask [2, 4] (torch.bool) is the top-left ca
 tensor([[1.0000, 0.0000, 0.0000, 0.0000],
         [0.5000, 0.5000, 0.0000, 0.0000]])
 """,
+    "AW214": _HEAD
+    + """\
+>>> mha = torch.nn.MultiheadAttention(2, 1, batch_first=True, bias=False)
+>>> x = torch.arange(16.0).reshape(2, 4, 2)                # [B, S, E]
+>>> attention_mask = torch.tensor([[1, 1, 1, 0], [1, 1, 0, 0]])   # all padded
+>>> padding = attention_mask.bool()                        # True = real token
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out, weights = mha(x, x, x, key_padding_mask=padding)
+>>> print(seen.findings[0].headline)
+AW214 reversed-padding-mask: key_padding_mask [2, 4] (torch.bool) hides the first keys of every batch item (3 of 4 in item 0, 2 of 4 in item 1) and lets the last ones through; the hidden keys are not one repeated vector, as padding is
+>>> weights[0, 0]                                          # padding only
+tensor([0., 0., 0., 1.], grad_fn=<SelectBackward0>)
+""",
+    "AW215": _HEAD
+    + """\
+>>> q = torch.zeros(1, 1, 2, 2); v = torch.eye(3)[None, None]
+>>> k = torch.zeros(1, 1, 3, 2); k[0, 0, 2] = float("nan")  # a padded key
+>>> allowed = torch.tensor([[True, True, False]])          # masked out
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)
+>>> print(seen.findings[0].headline)
+AW215 nan-in-hidden-key: key [1, 1, 3, 2] holds NaN or inf at batch item 0, head 0, key 2, which attn_mask [1, 3] (torch.bool) hides from every query; the output [1, 1, 2, 3] holds 6 NaN
+>>> out[0, 0]
+tensor([[nan, nan, nan],
+        [nan, nan, nan]])
+""",
+    "AW216": _HEAD
+    + """\
+>>> q = k = torch.tensor([[[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]])   # [B, L, D]
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = torch.softmax(q @ k.transpose(-2, -1) / 2**0.5, dim=1)
+>>> print(seen.findings[0].headline)
+AW216 softmax-over-queries: softmax over dim 1 of scores [1, 3, 3] (torch.float32), a product q @ kᵀ with L = S = 3: dim 1 holds its queries, dim 2 its keys
+>>> weights.sum(-1)                                        # not 1 per query
+tensor([[0.8471, 0.8471, 1.3057]])
+""",
+    "AW217": _HEAD
+    + """\
+>>> z = torch.tensor([[[0.5, -1.0, 2.0]]])                 # [B, 1, C]: a branch
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     weights = torch.softmax(torch.cat([z, z], dim=1), dim=1)   # z twice
+>>> print(seen.findings[0].headline)
+AW217 uniform-softmax: softmax over dim 1 (size 2) of scores [1, 2, 3] (torch.float32): every row holds one value repeated, while the scores range from -1 to 2, so every weight is 0.5
+>>> weights
+tensor([[[0.5000, 0.5000, 0.5000],
+         [0.5000, 0.5000, 0.5000]]])
+""",
 }

@@ -146,6 +146,28 @@ def lonely_mod(b: Tensor, h: Tensor, q: Tensor, k: Tensor) -> Tensor:
     return (q >= k) & (q != 5)
 
 
+def every_item_padded(reversed_: bool) -> Tensor:
+    """[B, S] True = padding, every item padded (none hidden whole); or that read backwards."""
+    forbidden = torch.tensor([[False, False, False, True], [False, False, True, True]])
+    return ~forbidden if reversed_ else forbidden
+
+
+def nan_in_padding(where: str, zeroed: bool = False) -> Callable[[], object]:
+    """SDPA whose padded key (or value) of item 1 holds NaN; the mask hides it."""
+    torch.manual_seed(0)
+    q, k, v = qkv(), qkv(), qkv()
+    spoiled = k if where == "key" else v
+    spoiled[1, :, 3] = 0.0 if zeroed else float("nan")
+    return lambda: F.scaled_dot_product_attention(q, k, v, attn_mask=padding_sdpa(False))
+
+
+def mha_nan_key(zeroed: bool) -> Callable[[], object]:
+    """Cross-attention whose padded key of item 1 holds NaN (or zeros)."""
+    memory = torch.randn(2, 4, 8)
+    memory[1, 3] = 0.0 if zeroed else float("nan")
+    return lambda: MHA.train()(X, memory, memory, key_padding_mask=padding(False))
+
+
 # (rule, wrong call, its correct look-alike)
 CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "sdpa future triangle": ("AW201", sdpa(tril().logical_not()), sdpa(tril())),
@@ -235,6 +257,33 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
         sdpa(additive(torch.finfo(torch.float16).min), dtype=torch.float16),
     ),
     "is_causal decode step": ("AW207", sdpa(length_k=6, is_causal=True), sdpa(is_causal=True)),
+    "mha padding read backwards, every item padded": (
+        "AW214",
+        mha(key_padding_mask=every_item_padded(True)),
+        mha(key_padding_mask=every_item_padded(False)),
+    ),
+    "sdpa padding read backwards, every item padded": (
+        "AW214",
+        sdpa(~every_item_padded(True)[:, None, None, :]),
+        sdpa(~every_item_padded(False)[:, None, None, :]),
+    ),
+    "encoder padding read backwards, fused": (
+        "AW214",
+        encoder(False, src_key_padding_mask=every_item_padded(True)),
+        encoder(False, src_key_padding_mask=every_item_padded(False)),
+    ),
+    "encoder padding read backwards, nested": (
+        "AW214",
+        encoder(True, src_key_padding_mask=every_item_padded(True)),
+        encoder(True, src_key_padding_mask=every_item_padded(False)),
+    ),
+    "sdpa NaN in a hidden key": ("AW215", nan_in_padding("key"), nan_in_padding("key", True)),
+    "sdpa NaN in a hidden value": (
+        "AW215",
+        nan_in_padding("value"),
+        nan_in_padding("value", True),
+    ),
+    "mha NaN in a hidden key": ("AW215", mha_nan_key(False), mha_nan_key(True)),
 }
 
 
@@ -311,6 +360,9 @@ def nan_equal(a: Tensor, b: Tensor) -> bool:
         encoder(False, src_key_padding_mask=padding(True)),
         encoder(True, src_key_padding_mask=padding(False)),
         flex(lonely_mod),
+        mha(key_padding_mask=every_item_padded(True)),
+        nan_in_padding("key"),
+        mha_nan_key(False),
     ],
 )
 def test_results_are_those_of_an_unwatched_call(call: Callable[[], object]) -> None:
@@ -491,6 +543,16 @@ def test_the_finding_names_the_callers_boolean_mask_not_torchs_float_copy() -> N
         encoder(False, True, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
         encoder(False, False, mask=alibi_bias()[0], src_key_padding_mask=padding(False)),
         encoder(True, False, src_key_padding_mask=padding(False)),
+        *(  # a causal encoder over a padded batch, trained and in eval
+            encoder(
+                False,
+                training,
+                mask=nn.Transformer.generate_square_subsequent_mask(4),
+                is_causal=True,
+                src_key_padding_mask=padding(False),
+            )
+            for training in (True, False)
+        ),
     ],
 )
 def test_float_position_biases_and_padding_give_no_finding(call: Callable[[], object]) -> None:
@@ -525,3 +587,51 @@ def test_the_committed_benchmark_record_meets_its_shape_and_shows_no_finding_on_
         assert seen["findings"] == [], name
         assert seen["errors"] == [], name
         assert seen["bit_identical"], name
+
+
+def test_left_padding_whose_hidden_keys_are_one_padding_vector_is_not_reversed() -> None:
+    """Left padding on purpose hides the padding token's embedding, one vector repeated."""
+    embed = nn.Embedding(10, 8, padding_idx=0)
+    left = torch.tensor([[0, 0, 0, 5], [0, 0, 7, 3]])
+    right = torch.tensor([[5, 4, 6, 0], [7, 3, 0, 0]])
+    with torch.no_grad(), watch(warn=False) as seen:
+        x = embed(left)
+        MHA(x, x, x, key_padding_mask=left == 0)  # hides the padding: silent
+        x = embed(right)
+        MHA(x, x, x, key_padding_mask=right != 0)  # hides the tokens, which differ: reported
+    assert [f.code for f in seen.findings] == ["AW214"]
+    assert "the hidden keys are not one repeated vector" in seen.findings[0].seen
+
+
+def test_a_hidden_key_is_read_only_when_the_output_is_not_finite(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reads: list[int] = []
+    isfinite = Tensor.isfinite
+
+    def counted(self: Tensor) -> Tensor:
+        reads.append(1)
+        return isfinite(self)
+
+    monkeypatch.setattr(Tensor, "isfinite", counted)
+    with watch(warn=False) as seen:
+        nan_in_padding("key", zeroed=True)()  # finite output: the keys are not read
+        assert reads == []
+        nan_in_padding("key")()
+    assert reads
+    assert [f.code for f in seen.findings] == ["AW215"]
+    assert "batch item 1, head 0, key 3 (and 1 more keys)" in seen.findings[0].seen
+
+
+def test_an_output_is_read_on_the_calls_whose_masks_are_read() -> None:
+    """Once per mask, as the masks are: a NaN that appears later under the same mask is missed."""
+    torch.manual_seed(0)
+    q, k, v = qkv(), qkv(), qkv()
+    mask = padding_sdpa(False)
+    with watch(warn=False) as seen:
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # read: finite
+        k[1, :, 3] = float("nan")  # a padded key goes NaN
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask)  # the same mask: not read
+        assert seen.findings == []
+        F.scaled_dot_product_attention(q, k, v, attn_mask=mask.clone())  # a new mask: read
+    assert [f.code for f in seen.findings] == ["AW215"]

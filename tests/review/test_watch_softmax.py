@@ -14,6 +14,7 @@ from attention.review.watch import watch
 from attention.review.watch_rules import RULES, AttentionWatchWarning
 
 NEG_INF = float("-inf")
+LOWEST = torch.finfo(torch.float32).min
 
 
 def keep(all_padding: bool = False) -> Tensor:
@@ -105,6 +106,66 @@ def drifted(fill: float) -> Callable[[], Tensor]:
     return call
 
 
+def subtracted(fill: float, all_padding: bool = False) -> Callable[[], Tensor]:
+    """``scores - fill · (1 - keep)``: the mask subtracted, masked where it is largest."""
+
+    def call() -> Tensor:
+        return (scores() - fill * (1 - keep(all_padding).float())).softmax(-1)
+
+    return call
+
+
+def in_place(mask: Callable[[], Tensor], op: str) -> Callable[[], Tensor]:
+    """``s += mask`` (or ``-=``): the same tensor, changed in place."""
+
+    def call() -> Tensor:
+        s = scores()
+        if op == "+=":
+            s += mask()
+        else:
+            s -= mask()
+        return s.softmax(-1)
+
+    return call
+
+
+def zero_one() -> Tensor:
+    return (~keep()).float()  # 1.0 where padding: a Boolean mask turned float
+
+
+def neg_inf() -> Tensor:
+    return torch.zeros(2, 1, 1, 4).masked_fill(~keep(), NEG_INF)
+
+
+def self_attention(dim: int, product: str = "@") -> Callable[[], Tensor]:
+    """Scores q @ kᵀ / √d of self-attention ([B, L, D], L = S = 4), softmaxed over ``dim``."""
+
+    def call() -> Tensor:
+        torch.manual_seed(0)
+        q, k = torch.randn(2, 4, 8), torch.randn(2, 4, 8)
+        if product == "bmm":
+            s = torch.bmm(q, k.transpose(1, 2)) * 8**-0.5
+        elif product == "matmul":
+            s = torch.matmul(q, k.transpose(-2, -1)) / torch.tensor(8.0).sqrt()
+        else:
+            s = q @ k.transpose(-2, -1) / 8**0.5
+        return s.softmax(dim)
+
+    return call
+
+
+def branches(identical: bool) -> Callable[[], Tensor]:
+    """Two branch logits [B, 1, C] concatenated on dim 1 and softmaxed there."""
+
+    def call() -> Tensor:
+        torch.manual_seed(0)
+        z = torch.randn(2, 1, 4)
+        other = z if identical else z + torch.randn(2, 1, 4)
+        return torch.softmax(torch.cat([z, other], dim=1), dim=1)
+
+    return call
+
+
 # (rule, wrong call, its correct twin)
 CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
     "NaN key added, not filled": ("AW208", nan_scores(False), nan_scores(True)),
@@ -159,6 +220,55 @@ CASES: dict[str, tuple[str, Callable[[], object], Callable[[], object]]] = {
         "AW211",
         filled(softmax=lambda s, d: F.log_softmax(s, dim=1)),
         filled(softmax=lambda s, d: F.log_softmax(s, dim=-1)),
+    ),
+    "mask subtracted, an item all padding": (
+        "AW209",
+        subtracted(1e4, all_padding=True),
+        subtracted(1e4),
+    ),
+    "mask subtracted, a weak constant": ("AW210", subtracted(1.0), subtracted(1e9)),
+    "torch.sub of a weak mask": (
+        "AW210",
+        lambda: torch.sub(scores(), (~keep()).float()).softmax(-1),
+        lambda: torch.sub(scores(), (~keep()).float() * 1e9).softmax(-1),
+    ),
+    "0/1 mask added in place": ("AW204", in_place(zero_one, "+="), in_place(neg_inf, "+=")),
+    "0/1 mask added by Tensor.add": (
+        "AW204",
+        lambda: scores().add(zero_one()).softmax(-1),
+        lambda: scores().add(neg_inf()).softmax(-1),
+    ),
+    "weak mask subtracted in place": (
+        "AW210",
+        in_place(zero_one, "-="),
+        in_place(lambda: zero_one() * 1e9, "-="),
+    ),
+    "mask built by torch.where(keep, 0, min), an item all padding": (
+        "AW209",
+        lambda: (scores() + torch.where(keep(True), 0.0, LOWEST)).softmax(-1),
+        lambda: (scores() + torch.where(keep(), 0.0, LOWEST)).softmax(-1),
+    ),
+    "mask built by torch.where(padding, 1.0, 0.0)": (
+        "AW204",
+        lambda: (scores() + torch.where(~keep(), 1.0, 0.0)).softmax(-1),
+        lambda: (scores() + torch.where(~keep(), NEG_INF, 0.0)).softmax(-1),
+    ),
+    "softmax over the queries of q @ kᵀ": ("AW216", self_attention(1), self_attention(-1)),
+    "softmax over the queries of torch.bmm": (
+        "AW216",
+        self_attention(1, "bmm"),
+        self_attention(2, "bmm"),
+    ),
+    "softmax over the queries, scaled by a tensor": (
+        "AW216",
+        self_attention(-2, "matmul"),
+        self_attention(-1, "matmul"),
+    ),
+    "two identical branches": ("AW217", branches(True), branches(False)),
+    "scores broadcast along the keys": (
+        "AW217",
+        lambda: scores()[..., :1].expand(-1, -1, -1, 4).softmax(-1),
+        lambda: scores().softmax(-1),
     ),
 }
 
@@ -223,3 +333,20 @@ def test_softmax_of_a_classifier_or_an_integer_tensor_is_left_alone() -> None:
         F.softmax(torch.randn(2, 3), dim=1)
     assert seen.findings == []
     assert seen.errors == []
+
+
+def test_cross_attention_normalised_over_its_queries_is_left_alone() -> None:
+    """Slot attention and co-attention normalise over the queries on purpose (L != S)."""
+    torch.manual_seed(0)
+    slots, inputs = torch.randn(2, 3, 8), torch.randn(2, 6, 8)
+    with watch(warn=False) as seen:
+        (slots @ inputs.transpose(-2, -1)).softmax(dim=1)  # [B, 3 slots, 6 inputs]
+    assert seen.findings == []
+
+
+def test_constant_scores_are_not_uniform_by_mistake() -> None:
+    """Zeros everywhere (a query initialised to zero): nothing to tell the keys apart by."""
+    with watch(warn=False) as seen:
+        torch.zeros(2, 2, 4, 4).softmax(-1)
+        F.log_softmax(torch.zeros(3, 5), dim=-1)
+    assert seen.findings == []

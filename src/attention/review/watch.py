@@ -5,14 +5,19 @@ attention: ``F.scaled_dot_product_attention``, ``F.multi_head_attention_forward`
 ``nn.MultiheadAttention`` and the Transformer layers call on their ordinary path), the fused
 inference paths ``torch._native_multi_head_attention`` and ``torch._transformer_encoder_layer_fwd``
 with the nested-tensor conversion ``torch._nested_tensor_from_mask``, and, through
-``BlockMask.as_tuple``, every ``flex_attention`` call with its ``BlockMask``.  It looks at the mask
-values, reports what the rules of :mod:`attention.review.watch_rules` flag, and then calls the
-original function with the original arguments: the results are the ones of an unwatched run.
-Every other torch call runs untouched, so the watch costs a few microseconds per attention call.
+``BlockMask.as_tuple``, every ``flex_attention`` call with its ``BlockMask``; for hand-written
+attention, the softmaxes, the masked fills, the additions and subtractions of a mask and the
+products ``q @ kᵀ`` (and their scaling by a number).  It looks at the mask values, reports what
+the rules of :mod:`attention.review.watch_rules` flag, and calls the original function with the
+original arguments: the results are the ones of an unwatched run.  Every other torch call runs
+untouched, so the watch costs a few microseconds per attention call.
 
 A mask is read once while it is unchanged: the watch keeps what it saw for each mask by identity
 and version counter (an in-place change moves the version), so a causal mask built once and
-reused moves no data after its first call.  ``watch(every=N)`` checks one call in ``N``.
+reused moves no data after its first call.  What changes with every call is read as well, to see
+NaN and rows masked whole: on every softmax call its weights (their maximum) and, unless one known
+mask made its scores, the scores (their minimum); on an attention call whose masks are read, so
+once per mask, its output (its sum).  ``watch(every=N)`` checks one call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -43,6 +48,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import math
 import os
 import sys
 import threading
@@ -51,7 +57,7 @@ import warnings
 import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import torch
 import torch.nn.functional as F
@@ -61,6 +67,8 @@ from attention.review.links import known_rows, row_url
 from attention.review.watch_rules import RULES, AttentionWatchError
 
 __all__ = ["Finding", "Watch", "watch"]
+
+_T = TypeVar("_T")
 
 _SDPA = "torch.nn.functional.scaled_dot_product_attention"
 _MHA = "torch.nn.MultiheadAttention"
@@ -259,6 +267,49 @@ def _empty_rows(
     ]
 
 
+def _reversed_padding(
+    hidden: Tensor,
+    keys: Callable[[], Any] | None,
+    what: str,
+    mask: Tensor,
+    api: str,
+    rows: tuple[str, ...],
+) -> _Seen | None:
+    """AW214: ``hidden`` ``[B, S]`` (True = hidden) hides a prefix of every item, keeps a suffix.
+
+    That is right padding read the wrong way round, or left padding; where ``keys()`` gives the
+    keys ``[B, S, E]`` and the hidden keys of every item that hides two or more are one repeated
+    vector (as the embedding of a padding token is), it is taken for left padding and not
+    reported.
+    """
+    batch, length = (int(n) for n in hidden.shape)
+    if batch < 2 or length < 2 or not bool(hidden[:, 0].all()):
+        return None  # some item shows its first key: not the mirror image of right padding
+    counts = hidden.sum(-1)
+    prefix = torch.arange(length, device=hidden.device) < counts[:, None]
+    if not bool(hidden.eq(prefix).all()) or bool(counts.eq(length).any()):
+        return None  # not a prefix in every item, or an item hidden whole (AW203)
+    lengths = [int(n) for n in counts.tolist()]
+    keys = keys() if keys is not None else None
+    if isinstance(keys, Tensor) and keys.dim() == 3 and tuple(keys.shape[:2]) == (batch, length):
+        items = [(b, n) for b, n in enumerate(lengths[:64]) if n > 1]
+        alike = [bool(keys[b, :n].eq(keys[b, :1]).all()) for b, n in items]
+        if alike and all(alike):
+            return None
+        content = "; the hidden keys are not one repeated vector, as padding is"
+    else:
+        content = ""
+    shown = ", ".join(f"{n} of {length} in item {b}" for b, n in enumerate(lengths[:4]))
+    shown += ", …" if batch > 4 else ""
+    return _Seen(
+        "AW214",
+        api,
+        f"{_describe(what, mask)} hides the first keys of every batch item ({shown}) and lets "
+        f"the last ones through{content}",
+        rows,
+    )
+
+
 def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> list[_Seen]:
     """AW204 (positive), AW205 (NaN, +inf) and AW206 (overflow in the query's dtype)."""
     found: list[_Seen] = []
@@ -371,6 +422,12 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
         row_rows=(fully,),
         returns_row=fully,
     )
+    if not empty and mask.dtype == torch.bool and _padding_shaped(mask, query):
+        hidden = ~mask.reshape(mask.shape[0], mask.shape[-1])
+        reversed_ = _reversed_padding(
+            hidden, lambda: key[:, 0] if key.dim() == 4 else key, "attn_mask", mask, _SDPA, padding
+        )  # one head's keys: [B, S, E]
+        return [*found, reversed_] if reversed_ is not None else found
     if not empty and mask.is_floating_point():
         # a row of finfo.min everywhere is masked whole too, but gives uniform weights
         # (every key, masked ones included), not what the table's -inf rows return
@@ -391,6 +448,15 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     return found
 
 
+def _padding_shaped(mask: Tensor, query: Tensor) -> bool:
+    """A mask ``[B, 1, 1, S]`` (or ``[B, 1, S]`` for 3-D inputs): one row of keys per item."""
+    return (
+        mask.dim() == query.dim() >= 3
+        and mask.shape[0] == query.shape[0]
+        and all(size == 1 for size in mask.shape[1:-1])
+    )
+
+
 def _forbidden_to_allowed(mask: Tensor) -> Tensor:
     """``nn.MultiheadAttention``'s masks: Boolean True = masked out, or additive (-inf = out)."""
     return ~mask if mask.dtype == torch.bool else mask.ne(float("-inf"))
@@ -408,10 +474,12 @@ def _mha_masks(
     *,
     rows: tuple[str, str],
     returns_row: str | None,
+    keys: Callable[[], Any] | None = None,
 ) -> list[_Seen]:
     """The checks shared by the module's ordinary and fused paths (masks in its convention).
 
-    ``attn_mask`` is ``[L, S]``, ``[B·H, L, S]`` or ``[B, H, L, S]``; ``padding`` is ``[B, S]``.
+    ``attn_mask`` is ``[L, S]``, ``[B·H, L, S]`` or ``[B, H, L, S]``; ``padding`` is ``[B, S]``;
+    ``keys``, where at hand, gives the key input ``[B, S, E]``.
     """
     found: list[_Seen] = []
     hidden: frozenset[int] = frozenset()
@@ -420,14 +488,14 @@ def _mha_masks(
     if padding is not None and padding.numel():
         if padding.is_floating_point():
             found.extend(_additive(padding, query.dtype, "key_padding_mask", api))
-        allowed = _forbidden_to_allowed(padding)
-        if allowed.dim() == 2:
-            hides = ~allowed.any(-1)
+        if padding.dim() == 2:
+            bool_padding = padding.dtype == torch.bool
+            hides = padding.all(-1) if bool_padding else padding.eq(float("-inf")).all(-1)
             if bool(hides.any()):
                 hidden = frozenset(int(i) for i in hides.nonzero().flatten().tolist())
                 found.extend(
                     _empty_rows(
-                        allowed[:, None, :],
+                        _forbidden_to_allowed(padding)[:, None, :],
                         "key_padding_mask",
                         padding,
                         ("batch item", "query", "key"),
@@ -437,7 +505,13 @@ def _mha_masks(
                         returns_row=returns_row,
                     )
                 )
-        elif not bool(allowed.any()):
+            elif bool_padding:
+                reversed_ = _reversed_padding(
+                    padding, keys, "key_padding_mask", padding, api, (padding_row,)
+                )
+                if reversed_ is not None:
+                    found.append(reversed_)
+        elif not bool(_forbidden_to_allowed(padding).any()):
             found.append(
                 _Seen(
                     "AW203",
@@ -460,8 +534,8 @@ def _mha_masks(
     if inverted is not None:
         return [*found, _Seen("AW201", api, inverted, (attn_row,))]
     if padding is not None and padding.numel() and padding.dim() == 2 and allowed.dim() >= 2:
-        keys = _forbidden_to_allowed(padding)[:, None, None, :]
-        allowed = (allowed if allowed.dim() == 4 else allowed[None, None]) & keys
+        padding_allowed = _forbidden_to_allowed(padding)[:, None, None, :]
+        allowed = (allowed if allowed.dim() == 4 else allowed[None, None]) & padding_allowed
         names = ("batch item", "head", "query", "key")
     found.extend(
         _empty_rows(
@@ -499,6 +573,7 @@ def _check_mha_forward(
         _origin(_arg(args, kwargs, 14, "key_padding_mask")),
         rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
         returns_row=returns,
+        keys=(lambda: key.transpose(0, 1)) if batched and key.dim() == 3 else None,
     )
 
 
@@ -511,7 +586,8 @@ def _fused(
     mask = _origin(mask)  # the caller's mask where torch passes its float copy
     batch, length_q, length_k = int(src.shape[0]), int(src.shape[1]), int(key.shape[1])
     if mask_type == 1 or (mask.dim() == 2 and mask.shape[0] == batch and length_q != batch):
-        return _mha_masks(api, src, batch, length_q, length_k, heads, None, mask, **rows)
+        keys = lambda: key  # noqa: E731 (read only where the content decides)
+        return _mha_masks(api, src, batch, length_q, length_k, heads, None, mask, keys=keys, **rows)
     return _mha_masks(api, src, batch, length_q, length_k, heads, mask, None, **rows)
 
 
@@ -548,8 +624,21 @@ def _check_encoder_layer(
 
 def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int) -> list[_Seen]:
     keep = _arg(args, kwargs, 1, "mask")  # the encoder passes src_key_padding_mask.logical_not()
-    if not isinstance(keep, Tensor) or keep.dim() != 2 or bool(keep.any(-1).all()):
+    if not isinstance(keep, Tensor) or keep.dim() != 2:
         return []
+    if bool(keep.any(-1).all()):
+        if bool(keep[:, 0].any()):
+            return []  # some item keeps its first key: not right padding read backwards
+        padding = ~keep
+        reversed_ = _reversed_padding(
+            padding,
+            lambda: _arg(args, kwargs, 0, "t"),
+            "src_key_padding_mask",
+            padding,
+            "torch.nn.TransformerEncoder",
+            ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
+        )
+        return [reversed_] if reversed_ is not None else []
     items = [int(i) for i in (~keep.any(-1)).nonzero().flatten().tolist()]
     noun = "item" if len(items) == 1 else "items"
     return [
@@ -561,6 +650,95 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
             ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
         )
     ]
+
+
+def _hidden_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:
+    """The keys ``attn_mask`` hides from every query (``[..., S]``), where it hides some."""
+    mask = _arg(args, kwargs, 3, "attn_mask")
+    if not isinstance(mask, Tensor) or mask.dim() < 2 or mask.numel() == 0:
+        return None
+    if mask.dtype == torch.bool:
+        seen = mask.any(-2)
+    elif mask.is_floating_point():
+        seen = mask.gt(_lowest(mask.dtype) / 2).any(-2)  # not -inf, nor the minimum of a dtype
+    else:
+        return None
+    return None if bool(seen.all()) else ~seen
+
+
+def _hidden_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:
+    """The keys ``key_padding_mask`` hides (``[B, S]``), where it hides some."""
+    padding = _origin(_arg(args, kwargs, 14, "key_padding_mask"))
+    if not isinstance(padding, Tensor) or padding.dim() != 2 or padding.numel() == 0:
+        return None
+    if padding.dtype == torch.bool:
+        hidden = padding
+    elif padding.is_floating_point():
+        hidden = padding.le(_lowest(padding.dtype) / 2)
+    else:
+        return None
+    return hidden if bool(hidden.any()) else None
+
+
+_HIDDEN_SDPA = F.scaled_dot_product_attention
+_HIDDEN: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], Tensor | None]] = {
+    _HIDDEN_SDPA: _hidden_sdpa,
+    F.multi_head_attention_forward: _hidden_mha,
+}
+
+
+def _check_hidden_keys(
+    original: Any, args: Sequence[Any], kwargs: Mapping[str, Any], out: Any
+) -> list[_Seen]:
+    """AW215, after a call whose masks were read: did a key they hide spoil the output.
+
+    One read of the output (its sum); the masks, keys and values are read only when it is not
+    finite.
+    """
+    result = out[0] if isinstance(out, tuple) else out
+    if not isinstance(result, Tensor) or not result.is_floating_point() or result.numel() == 0:
+        return []
+    if math.isfinite(float(result.sum())):
+        return []
+    hidden = _HIDDEN[original](args, kwargs)
+    if hidden is None:
+        return []
+    sdpa = original is _HIDDEN_SDPA  # the function itself: F's attribute is the wrapper now
+    if sdpa:
+        key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
+        mask = _arg(args, kwargs, 3, "attn_mask")
+        api, what = _SDPA, "attn_mask"
+    else:
+        key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
+        mask = _origin(_arg(args, kwargs, 14, "key_padding_mask"))
+        api, what = _MHA, "key_padding_mask"
+    for name, tensor in (("key", key), ("value", value)):
+        if not isinstance(tensor, Tensor) or tensor.dim() < 2:
+            continue
+        spoiled = ~tensor.isfinite().all(-1)  # [..., S]
+        if not sdpa:  # the module's own layout: [S, B, E], or [S, E] unbatched
+            spoiled = spoiled.transpose(0, 1) if spoiled.dim() == 2 else spoiled[None]
+        try:
+            hits = spoiled & hidden
+        except RuntimeError:  # shapes that do not line up (grouped heads): nothing to say
+            continue
+        if not bool(hits.any()):
+            continue
+        index, count = _first(hits)
+        query = _arg(args, kwargs, 0, "query")
+        four = sdpa and isinstance(query, Tensor) and query.dim() >= 4
+        names = (("batch item", "head", "key") if four else ("batch item", "key"))[-hits.dim() :]
+        return [
+            _Seen(
+                "AW215",
+                api,
+                f"{name} {_shape(tensor)} holds NaN or inf at {_where(names, index)}"
+                f"{_more(count, 'keys')}, which {_describe(what, mask)} hides from every query; "
+                f"the output {_shape(result)} holds {int(result.isnan().sum())} NaN",
+                RULES["AW215"].rows,
+            )
+        ]
+    return []
 
 
 _CHECKS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any], int], list[_Seen]]] = {
@@ -618,17 +796,30 @@ def _check_block_mask(block_mask: Any, dense_limit: int) -> list[_Seen]:
 # Hand-written attention computes q @ kᵀ, fills or adds a mask and calls a softmax.  The watch
 # sees the softmax (torch.softmax, Tensor.softmax, and so F.softmax and nn.Softmax; the same for
 # log_softmax) and, to know which entries were masked and with what, the masked fills whose
-# result the softmax receives (masked_fill, masked_fill_, torch.where with a scalar).  An
-# additive mask is seen through its values at the softmax: rows of -inf, NaN.
+# result the softmax receives (masked_fill, masked_fill_, torch.where with a scalar) and the
+# additions or subtractions of a smaller tensor (+, +=, add, torch.add, -, -=, sub, torch.sub).  An
+# additive mask is also seen through its values at the softmax: rows of -inf, NaN.
+#
+# What a mask says against scores of one shape (which rows it fills whole, which axis it varies
+# along) is read once per mask; each softmax call then reads its scores and its weights once
+# each (their minimum and maximum), and goes through the scores row by row only when those show
+# NaN or entries no known mask explains.
 
 _SOFTMAX = "torch.softmax"
 
 # id(filled tensor) -> (weak reference, Boolean mask of the filled entries or the where-condition,
-# whether the mask is a where-condition (True = kept), the fill value, the tensor's version)
+# whether the mask is a where-condition (True = kept), the fill value (None: a tensor was added),
+# the tensor's version, the sign the added tensor was added with (-1: subtracted))
 _FILLS: dict[int, tuple[Any, ...]] = {}
 
 _WEAK_WEIGHT = 1e-3
 """A masked entry whose softmax weight is above this was not masked (AW210)."""
+
+
+@functools.cache
+def _lowest(dtype: torch.dtype) -> float:
+    """``torch.finfo(dtype).min``, read once per dtype."""
+    return float(torch.finfo(dtype).min)
 
 
 def _scalar(value: Any) -> float | None:
@@ -639,7 +830,7 @@ def _scalar(value: Any) -> float | None:
     return None
 
 
-def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
+def _record_fill(out: Any, mask: Any, kept: bool, value: Any, source: Any) -> None:
     if not isinstance(out, Tensor) or not isinstance(mask, Tensor) or mask.dtype != torch.bool:
         return
     constant = _scalar(value)
@@ -649,42 +840,95 @@ def _record_fill(out: Any, mask: Any, kept: bool, value: Any) -> None:
         version = out._version
     except RuntimeError:  # an inference tensor: no version counter, nothing to follow
         return
-    _remember(_FILLS, out, (mask, kept, constant, version))
+    _remember(_FILLS, out, (mask, kept, constant, version, 1, _masked_before(source)))
 
 
-def _fill_of(scores: Tensor) -> tuple[Tensor, bool, float] | None:
-    """(mask, whether it is a where-condition, the fill) of the fill that made ``scores``."""
-    entry = _looked_up(_FILLS, scores)
+def _masked_before(source: Any) -> bool:
+    """Whether ``source`` was itself filled or had a tensor added: masks stacked on the scores."""
+    return _looked_up(_FILLS, source) is not None
+
+
+# id(mask) -> (weak reference, condition, value where True, value where False, version): a mask
+# built as torch.where(condition, 0.0, min), as Hugging Face builds its additive masks
+_VALUES: dict[int, tuple[Any, ...]] = {}
+
+
+def _record_values(out: Any, condition: Any, high: float, low: float) -> None:
+    if not isinstance(out, Tensor) or not isinstance(condition, Tensor):
+        return
+    if condition.dtype != torch.bool or not out.is_floating_point():
+        return
+    with contextlib.suppress(RuntimeError):  # an inference tensor: no version counter
+        _remember(_VALUES, out, (condition, high, low, out._version))
+
+
+def _known_values(mask: Tensor, sign: int) -> tuple[tuple[Tensor, bool, float] | None, bool] | None:
+    """What :func:`_facts` reads, for a mask whose two values are known, without reading it."""
+    entry = _looked_up(_VALUES, mask)
     if entry is None:
         return None
-    _, mask, kept, constant, version = entry
+    _, condition, high, low, version = entry
     try:
-        if scores._version != version:  # changed in place since: what was filled is unknown
+        if mask._version != version:
             return None
     except RuntimeError:
         return None
-    if constant is None:  # an addition: the mask is the smaller operand, masked where lowest
-        return _facts(mask)[0]
-    return mask, kept, constant
+    high, low = sign * high, sign * low
+    if high == 0.0 and low < 0.0:
+        return (condition, True, low), False  # condition True = kept
+    if low == 0.0 and high < 0.0:
+        return (condition, False, high), False  # condition True = filled
+    return None, sign > 0 and {high, low} == {0.0, 1.0}
+
+
+def _masking(scores: Tensor) -> tuple[tuple[Tensor, bool, float] | None, Tensor | None, bool]:
+    """What made ``scores``, while they are unchanged: (the fill, a 0/1 mask added, stacked).
+
+    The fill is (mask, whether it is a where-condition, the constant), also for a mask added;
+    the second is the tensor added where it holds only 0.0 and 1.0 (a Boolean mask turned
+    float); stacked says whether the scores it went onto were masked already (or nothing is
+    known of them).
+    """
+    entry = _looked_up(_FILLS, scores)
+    if entry is None:
+        return None, None, True
+    _, mask, kept, constant, version, sign, stacked = entry
+    try:
+        if scores._version != version:  # changed in place since: what was filled is unknown
+            return None, None, True
+    except RuntimeError:
+        return None, None, True
+    if constant is not None:
+        return (mask, kept, constant), None, stacked
+    fill, zero_one = _facts(mask, sign)  # an addition: the mask is the smaller operand
+    return fill, mask if zero_one else None, stacked
 
 
 # id(added mask) -> (weak reference, version, its reading as a fill, whether it is 0/1 only):
-# every layer of a model adds the same mask, which is read once
+# every layer of a model adds the same mask, which is read once; a subtracted one is read negated
 _FACTS: dict[int, tuple[Any, ...]] = {}
+_FACTS_SUBTRACTED: dict[int, tuple[Any, ...]] = {}
 
 
-def _facts(mask: Tensor) -> tuple[tuple[Tensor, bool, float] | None, bool]:
-    entry = _looked_up(_FACTS, mask)
+def _facts(mask: Tensor, sign: int = 1) -> tuple[tuple[Tensor, bool, float] | None, bool]:
+    table = _FACTS if sign > 0 else _FACTS_SUBTRACTED
+    entry = _looked_up(table, mask)
     try:
         version = mask._version
     except RuntimeError:
         version = None
     if entry is not None and version is not None and entry[1] == version:
         return entry[2], entry[3]
-    fill = _additive_fill(mask)
-    found = (fill, fill is None and _boolean_added(mask))  # a 0/1 mask is never a fill
+    known = _known_values(mask, sign)
+    if known is not None:
+        found = known
+    elif sign > 0:
+        fill = _additive_fill(mask)
+        found = (fill, fill is None and _boolean_added(mask))  # a 0/1 mask is never a fill
+    else:  # scores - m: m's largest entries are the masked ones
+        found = (_additive_fill(-mask), False)
     if version is not None:
-        _remember(_FACTS, mask, (version, *found))
+        _remember(table, mask, (version, *found))
     return found
 
 
@@ -709,35 +953,74 @@ def _boolean_added(mask: Tensor) -> bool:
     return bool(ones.any()) and bool((ones | mask.eq(0) | mask.eq(float("-inf"))).all())
 
 
-def _added_mask(scores: Tensor) -> Tensor | None:
-    entry = _looked_up(_FILLS, scores)
-    if entry is None or entry[3] is not None:
+def _smaller_operand(self: Any, other: Any, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Any:
+    """The operand added to (or subtracted from) a larger tensor, as a mask is, or None.
+
+    Most additions (residuals) are of equal shapes, or of a number: they return None at once.
+    An ``alpha`` other than 1 scales the operand: not followed.
+    """
+    if not isinstance(other, Tensor) or not isinstance(self, Tensor):
         return None
-    try:
-        return entry[1] if scores._version == entry[4] else None
-    except RuntimeError:
+    if args or kwargs.get("alpha", 1) != 1:
         return None
+    smaller = other if other.numel() < self.numel() else self
+    if smaller.dim() < 2 or smaller.numel() >= max(self.numel(), other.numel()):
+        return None
+    return smaller if smaller.is_floating_point() else None
+
+
+def _record_addition(out: Any, smaller: Tensor, sign: int, source: Any) -> None:
+    if torch.compiler.is_compiling() or _active() is None or not isinstance(out, Tensor):
+        return
+    stacked = _masked_before(source)
+    with contextlib.suppress(RuntimeError):  # an inference tensor: no version
+        _remember(_FILLS, out, (smaller, False, None, out._version, sign, stacked))
+    _follow_product(source, out)
 
 
 def _add_watched(original: Callable[..., Any]) -> Callable[..., Any]:
-    """``Tensor.__add__`` (and ``__radd__``, ``torch.add``): remember a mask added to scores."""
+    """``Tensor.__add__`` (and ``__radd__``, ``add``, ``torch.add``): remember a mask added."""
 
     @functools.wraps(original)
     def add(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(self, other, *args, **kwargs)
-        # the fast exit first: most additions (residuals) are of equal shapes, or of a number
-        if not isinstance(other, Tensor) or not isinstance(self, Tensor):
-            return out
-        total = out.numel()
-        smaller = other if other.numel() < self.numel() else self
-        if smaller.numel() >= total or smaller.dim() < 2 or not smaller.is_floating_point():
-            return out
-        if not torch.compiler.is_compiling() and _active() is not None:
-            with contextlib.suppress(RuntimeError):  # an inference tensor: no version
-                _remember(_FILLS, out, (smaller, False, None, out._version))
+        if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
+            smaller = _smaller_operand(self, other, args, kwargs)
+            if smaller is not None:
+                _record_addition(out, smaller, 1, other if smaller is self else self)
         return out
 
     return add
+
+
+def _sub_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``Tensor.__sub__`` (and ``sub``, ``torch.sub``): ``scores - m`` adds ``-m``."""
+
+    @functools.wraps(original)
+    def sub(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
+            smaller = _smaller_operand(self, other, args, kwargs)
+            if smaller is not None and smaller is other:  # m - scores: no mask's use
+                _record_addition(out, smaller, -1, self)
+        return out
+
+    return sub
+
+
+def _in_place_watched(original: Callable[..., Any], sign: int) -> Callable[..., Any]:
+    """``scores += m`` (and ``-=``): the same tensor, a new version."""
+
+    @functools.wraps(original)
+    def in_place(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
+            smaller = _smaller_operand(self, other, args, kwargs)
+            if smaller is not None and smaller is other:
+                _record_addition(out, smaller, sign, self)
+        return out
+
+    return in_place
 
 
 def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -745,7 +1028,8 @@ def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     def masked_fill(self: Any, mask: Any, value: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(self, mask, value, *args, **kwargs)
         if not torch.compiler.is_compiling() and _active() is not None:
-            _record_fill(out, mask, False, value)
+            _record_fill(out, mask, False, value, self)
+            _follow_product(self, out)
         return out
 
     return masked_fill
@@ -758,13 +1042,76 @@ def _where_watched(original: Callable[..., Any]) -> Callable[..., Any]:
         if len(args) != 2 or kwargs or torch.compiler.is_compiling() or _active() is None:
             return out
         kept, other = args
-        if _scalar(other) is not None:  # where(keep, scores, fill)
-            _record_fill(out, condition, True, other)
-        elif _scalar(kept) is not None:  # where(masked, fill, scores)
-            _record_fill(out, condition, False, kept)
+        high, low = _scalar(kept), _scalar(other)
+        if high is not None and low is not None:  # where(keep, 0.0, min): a mask, values known
+            _record_values(out, condition, high, low)
+        elif low is not None:  # where(keep, scores, fill)
+            _record_fill(out, condition, True, other, kept)
+            _follow_product(kept, out)
+        elif high is not None:  # where(masked, fill, scores)
+            _record_fill(out, condition, False, kept, other)
+            _follow_product(other, out)
         return out
 
     return where
+
+
+# -- scores known to be q @ kᵀ: the product, and its scaled, filled or masked copies --------------
+#
+# id(tensor) -> (weak reference,): a batched product a @ b whose right operand is a transposed
+# view ([..., L, D] @ [..., D, S], as q @ k.transpose(-2, -1) is), so its last axis holds the
+# keys and the one before it the queries; a copy scaled by a number, filled or with a mask added
+# is followed.
+
+_PRODUCTS: dict[int, tuple[Any, ...]] = {}
+
+
+def _follow_product(source: Any, out: Any) -> None:
+    if _PRODUCTS and isinstance(out, Tensor) and _looked_up(_PRODUCTS, source) is not None:
+        _remember(_PRODUCTS, out, ())
+
+
+def _matmul_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``torch.matmul`` / ``@`` / ``torch.bmm``: remember a batched ``q @ k.transpose(-2, -1)``."""
+
+    @functools.wraps(original)
+    def matmul(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        if (
+            isinstance(other, Tensor)
+            and isinstance(self, Tensor)
+            and other.dim() >= 3
+            and self.dim() >= 3
+            and other.stride(-2) == 1
+            and other.stride(-1) != 1
+            and other.shape[-2] > 1
+            and not torch.compiler.is_compiling()
+            and isinstance(out, Tensor)
+            and _active() is not None
+        ):
+            _remember(_PRODUCTS, out, ())
+        return out
+
+    return matmul
+
+
+def _scaled_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``*`` / ``/`` (and ``torch.mul``, ``torch.div``): a product scaled by a number stays one."""
+
+    @functools.wraps(original)
+    def scaled(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, other, *args, **kwargs)
+        if _PRODUCTS:
+            if isinstance(other, Tensor) and other.numel() != 1:
+                if not isinstance(self, (int, float)) and (
+                    not isinstance(self, Tensor) or self.numel() != 1
+                ):
+                    return out
+                self, other = other, self  # 0.125 * scores through torch.mul
+            _follow_product(self, out)
+        return out
+
+    return scaled
 
 
 def _rows_where(flags: Tensor, dim: int, scores: Tensor) -> str:
@@ -803,14 +1150,95 @@ def _top_left(allowed: Tensor, what: str, api: str) -> _Seen | None:
     )
 
 
-def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
-    """NaN entering, rows with no unmasked entry, and (with a fill seen) the softmax's axis."""
+@dataclass(frozen=True)
+class _FillFacts:
+    """What a fill's mask says against scores of one shape and dtype, along one axis.
+
+    ``found``: the finding the mask alone proves (AW211's axis, AW213's corner), if any;
+    ``whole``: whether the mask fills some row whole (read for a finite fill only: a row of
+    -inf shows in the weights, as NaN); ``partly``: the filled entries of the rows that keep a
+    key (scores' shape), for a fill above the dtype's minimum only, whose weights AW210 reads.
+    """
+
+    found: _Seen | None
+    whole: bool
+    partly: Tensor | None
+
+
+# id(mask) -> (weak reference, what it was read against, _FillFacts): the last reading of each mask
+_FILL_FACTS: dict[int, tuple[Any, ...]] = {}
+
+
+def _fill_facts(scores: Tensor, dim: int, fill: tuple[Tensor, bool, float]) -> _FillFacts:
+    mask, kept, constant = fill
+    try:
+        against = (mask._version, kept, constant, scores.shape, scores.dtype, dim)
+    except RuntimeError:
+        against = None
+    entry = _looked_up(_FILL_FACTS, mask)
+    if entry is not None and against is not None and entry[1] == against:
+        return entry[2]  # type: ignore[no-any-return]
+    facts = _read_fill(scores, dim, mask, kept, constant)
+    if against is not None:
+        _remember(_FILL_FACTS, mask, (against, facts))
+    return facts
+
+
+def _read_fill(scores: Tensor, dim: int, mask: Tensor, kept: bool, constant: float) -> _FillFacts:
+    found = _axis(scores, dim, mask)
+    last = scores.dim() - 1
+    if found is None and dim == last and 1 < scores.shape[-2] < scores.shape[-1]:
+        found = _top_left(mask if kept else ~mask, _shape(mask), _SOFTMAX)
+    if found is not None:
+        return _FillFacts(found, False, None)
+    if constant == float("-inf"):
+        return _FillFacts(None, False, None)  # a row of -inf is NaN in the weights
+    at = dim - (scores.dim() - mask.dim())  # the softmax's axis in the mask, if it has it
+    along = at >= 0 and mask.shape[at] > 1
+    if kept:  # a where-condition: a row is filled whole where it keeps nothing
+        whole = not bool(mask.any(at).all() if along else mask.all())
+    else:  # broadcast along the row, a filled entry fills it whole
+        whole = bool(mask.all(at).any() if along else mask.any())
+    partly = None
+    if constant > _lowest(scores.dtype) / 2:  # the minimum: nothing lies below it
+        expanded = (~mask if kept else mask).expand_as(scores)
+        partly = expanded & ~expanded.all(dim, keepdim=True)
+        partly = partly if bool(partly.any()) else None
+    return _FillFacts(None, whole, partly)
+
+
+def _axis(scores: Tensor, dim: int, mask: Tensor) -> _Seen | None:
+    """AW211: the mask varies along other axes but not along the softmax's."""
+    offset = scores.dim() - mask.dim()
+    size_here = mask.shape[dim - offset] if dim >= offset else 1
+    if size_here != 1 or scores.shape[dim] == 1:
+        return None
+    axes = [n + offset for n, size in enumerate(mask.shape) if size > 1]
+    if not axes or bool(mask.all()) or not bool(mask.any()):
+        return None  # a constant mask says nothing about which axis holds the keys
+    key_axis = axes[-1]
+    return _Seen(
+        "AW211",
+        _SOFTMAX,
+        f"softmax over dim {dim} (size {scores.shape[dim]}) of {_describe('scores', scores)}, "
+        f"along which the mask {_shape(mask)} does not vary; the mask's key axis is dim "
+        f"{key_axis} (size {scores.shape[key_axis]})",
+        ("sdpa.attn_mask.float",),
+    )
+
+
+def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen]:
+    """Every softmax rule, from the scores, the weights the call returned and the masks seen.
+
+    The weights' maximum (and, unless one known mask made the scores, the scores' minimum),
+    read once per call, decide whether any row can be NaN or masked whole; the masks' own
+    findings are read once per mask (:func:`_fill_facts`).
+    """
     if not isinstance(scores, Tensor) or not isinstance(dim, int) or scores.dim() == 0:
         return []
     if not scores.is_floating_point() or scores.numel() == 0:
         return []
     dim %= scores.dim()
-    what = _describe("scores", scores)
     if scores.shape[dim] == 1 and dim != scores.dim() - 1 and scores.shape[-1] > 1:
         # every weight is 1: the softmax normalises nothing (a key axis of size 1 is the
         # last one, as at a decode step with one cached key, and is left alone)
@@ -818,28 +1246,25 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
             _Seen(
                 "AW212",
                 _SOFTMAX,
-                f"softmax over dim {dim} of {what}, which has size 1: every weight is 1.0; "
-                f"the last axis (size {scores.shape[-1]}) is left unnormalised",
+                f"softmax over dim {dim} of {_describe('scores', scores)}, which has size 1: "
+                f"every weight is 1.0; the last axis (size {scores.shape[-1]}) is left "
+                "unnormalised",
                 ("sdpa.attn_mask.float",),
             )
         ]
-    found: list[_Seen] = []
-    top = scores.amax(dim)  # the row maxima: NaN where a NaN enters, -inf where all are -inf
-    lowest = float(top.min())
-    if lowest != lowest:
-        nan = int(scores.isnan().sum())
-        found.append(
-            _Seen(
-                "AW208",
-                _SOFTMAX,
-                f"{what} holds {nan} NaN entries, first in {_rows_where(top.isnan(), dim, scores)}"
-                ": every weight of that row is NaN",
-                RULES["AW208"].rows,
-            )
-        )
-        return found
-    added = _added_mask(scores)
-    if added is not None and _facts(added)[1]:
+    fill, added, stacked = _masking(scores)
+    top = float(weights.max()) if isinstance(weights, Tensor) and weights.numel() else 0.0
+    low: float | None = None
+    if fill is not None and not stacked:
+        # one mask on the scores, known: its fill explains their lowest entries, and a NaN
+        # entering or a row of -inf shows in the weights
+        if top != top and bool(scores.isnan().any()):
+            return [_nan_scores(scores, dim)]
+    else:
+        low = float(scores.min())  # NaN where a NaN enters
+        if low != low:
+            return [_nan_scores(scores, dim)]
+    if added is not None:
         return [
             _Seen(
                 "AW204",
@@ -849,100 +1274,152 @@ def _check_softmax(scores: Any, dim: Any) -> list[_Seen]:
                 ("sdpa.attn_mask.float",),
             )
         ]
-    fill = _fill_of(scores)
-    if fill is not None:
-        axis = _axis(scores, dim, fill[0], what)
-        if axis:  # the rows it masks whole follow from the axis: one finding, the cause
-            return axis
-        if dim == scores.dim() - 1:
-            corner = _top_left(~fill[0] if not fill[1] else fill[0], _shape(fill[0]), _SOFTMAX)
-            if corner is not None:
-                return [corner]
-    if lowest == float("-inf"):
-        found.append(
-            _Seen(
-                "AW209",
-                _SOFTMAX,
-                f"{what}: {_rows_where(top.eq(float('-inf')), dim, scores)} has every entry "
-                "-inf, so the softmax returns NaN there",
-                ("softmax.all_neg_inf_row",),
-            )
+    facts = _fill_facts(scores, dim, fill) if fill is not None else None
+    if facts is not None and facts.found is not None:
+        return [facts.found]  # the rows it masks whole follow from the axis: one finding, the cause
+    minimum = _lowest(scores.dtype) / 2
+    constant = fill[2] if fill is not None else None
+    unexplained = top != top or (  # a row of -inf, or +inf: NaN weights
+        low is not None
+        and (
+            (low == float("-inf") and (constant is None or constant > float("-inf")))
+            or (low <= minimum and (constant is None or constant > minimum))
         )
-    if not found and fill is not None and lowest <= fill[2]:  # else every row keeps a key
+    )
+    if unexplained:
+        found = _masked_rows(scores, dim, fill)
+    elif fill is not None and facts is not None and facts.whole:
         mask, kept, constant = fill
-        filled = (~mask if kept else mask).expand_as(scores)
-        whole = filled.all(dim)
-        if bool(whole.any()):
-            found.append(
-                _Seen(
-                    "AW209",
-                    _SOFTMAX,
-                    f"{what}: {_rows_where(whole, dim, scores)} has every entry filled with "
-                    f"{constant:g}, so the softmax spreads that row evenly over every key",
-                    ("sdpa.attn_mask.float",),
-                )
-            )
-    if not found and lowest <= torch.finfo(scores.dtype).min / 2:
-        rows = top.le(torch.finfo(scores.dtype).min / 2)
-        found.append(
-            _Seen(
-                "AW209",
-                _SOFTMAX,
-                f"{what}: {_rows_where(rows, dim, scores)} has every entry at most "
-                f"{torch.finfo(scores.dtype).min / 2:.3g} (a mask's minimum), so the softmax "
-                "spreads that row evenly over every key",
-                ("sdpa.attn_mask.float",),
-            )
-        )
-    return found
+        whole = (~mask if kept else mask).expand_as(scores).all(dim)
+        found = [_filled_rows(scores, dim, whole, constant)]
+    elif fill is not None and facts is not None and facts.partly is not None:
+        found = _weak_fill(scores, weights, facts.partly, fill[2], log)
+    else:
+        found = []
+    if found or top != top:
+        return found
+    query_axis = _query_axis(scores, dim)
+    if query_axis is not None:
+        return [query_axis]
+    return _uniform(scores, dim, weights, log, top)
 
 
-def _axis(scores: Tensor, dim: int, mask: Tensor, what: str) -> list[_Seen]:
-    """AW211: the mask varies along other axes but not along the softmax's."""
-    offset = scores.dim() - mask.dim()
-    size_here = mask.shape[dim - offset] if dim >= offset else 1
-    if size_here != 1 or scores.shape[dim] == 1:
+def _query_axis(scores: Tensor, dim: int) -> _Seen | None:
+    """AW216: a softmax over the queries' axis of self-attention scores q @ kᵀ."""
+    if scores.dim() < 3 or dim != scores.dim() - 2:
+        return None
+    length_q, length_k = int(scores.shape[-2]), int(scores.shape[-1])
+    if length_q != length_k or length_q < 2 or _looked_up(_PRODUCTS, scores) is None:
+        return None
+    return _Seen(
+        "AW216",
+        _SOFTMAX,
+        f"softmax over dim {dim} of {_describe('scores', scores)}, a product q @ kᵀ with "
+        f"L = S = {length_q}: dim {dim} holds its queries, dim {scores.dim() - 1} its keys",
+        RULES["AW216"].rows,
+    )
+
+
+def _uniform(scores: Tensor, dim: int, weights: Any, log: bool, top: float) -> list[_Seen]:
+    """AW217: every row the softmax normalises holds one value, and the scores vary elsewhere.
+
+    Read from the weights (their maximum is 1/n only if every row is uniform), then confirmed
+    on the scores, exactly.
+    """
+    size = int(scores.shape[dim])
+    uniform = -math.log(size) if log else 1.0 / size
+    if size < 2 or top > uniform + 1e-3 * max(1.0, abs(uniform)):
+        return []  # some row gives a weight above 1/n: not every row is uniform
+    if not isinstance(weights, Tensor) or weights.shape != scores.shape:
         return []
-    axes = [n + offset for n, size in enumerate(mask.shape) if size > 1]
-    if not axes or bool(mask.all()) or not bool(mask.any()):
-        return []  # a constant mask says nothing about which axis holds the keys
-    key_axis = axes[-1]
+    if top > uniform + 8 * torch.finfo(weights.dtype).eps * max(1.0, abs(uniform)):
+        return []
+    low, high = float(scores.min()), float(scores.max())  # the rare path: read them exactly
+    if high == low:
+        return []  # one value everywhere (zeros at initialisation): nothing to tell apart
+    row_low, row_high = torch.aminmax(scores, dim=dim)
+    if not bool(row_low.eq(row_high).all()):
+        return []
     return [
         _Seen(
-            "AW211",
+            "AW217",
             _SOFTMAX,
-            f"softmax over dim {dim} (size {scores.shape[dim]}) of {what}, along which the "
-            f"mask {_shape(mask)} does not vary; the mask's key axis is dim {key_axis} "
-            f"(size {scores.shape[key_axis]})",
-            ("sdpa.attn_mask.float",),
+            f"softmax over dim {dim} (size {size}) of {_describe('scores', scores)}: every row "
+            f"holds one value repeated, while the scores range from {low:.4g} to {high:.4g}, "
+            f"so every weight is {1.0 / size:.4g}",
+            RULES["AW217"].rows,
         )
     ]
 
 
-def _check_softmax_result(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen]:
-    """AW210: a fill constant that left masked entries a weight (read from the result)."""
-    if (
-        not isinstance(scores, Tensor)
-        or not isinstance(dim, int)
-        or not isinstance(weights, Tensor)
-    ):
-        return []
-    fill = _fill_of(scores)
-    if fill is None or weights.shape != scores.shape:
-        return []
-    mask, kept, constant = fill
-    if constant <= torch.finfo(scores.dtype).min / 2:
-        return []  # -inf or the dtype's minimum: no score lies below it
-    dim %= scores.dim()
-    filled = (~mask if kept else mask).expand_as(scores)
-    partly = filled & ~filled.all(dim, keepdim=True)  # rows with some entry left unmasked
-    if not bool(partly.any()):
+def _nan_scores(scores: Tensor, dim: int) -> _Seen:
+    """AW208, with the first row a NaN enters."""
+    rows = scores.isnan().any(dim)
+    return _Seen(
+        "AW208",
+        _SOFTMAX,
+        f"{_describe('scores', scores)} holds {int(scores.isnan().sum())} NaN entries, first in "
+        f"{_rows_where(rows, dim, scores)}: every weight of that row is NaN",
+        RULES["AW208"].rows,
+    )
+
+
+def _filled_rows(scores: Tensor, dim: int, whole: Tensor, constant: float) -> _Seen:
+    return _Seen(
+        "AW209",
+        _SOFTMAX,
+        f"{_describe('scores', scores)}: {_rows_where(whole, dim, scores)} has every entry "
+        f"filled with {constant:g}, so the softmax spreads that row evenly over every key",
+        ("sdpa.attn_mask.float",),
+    )
+
+
+def _masked_rows(scores: Tensor, dim: int, fill: tuple[Tensor, bool, float] | None) -> list[_Seen]:
+    """AW209 row by row: rows of -inf, rows filled whole, rows at the dtype's minimum."""
+    top = scores.amax(dim)  # the row maxima: -inf where all are -inf
+    lowest = float(top.min())
+    if lowest == float("-inf"):
+        return [
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{_describe('scores', scores)}: {_rows_where(top.eq(float('-inf')), dim, scores)}"
+                " has every entry -inf, so the softmax returns NaN there",
+                ("softmax.all_neg_inf_row",),
+            )
+        ]
+    if fill is not None and lowest <= fill[2]:  # else every row keeps a key
+        mask, kept, constant = fill
+        whole = (~mask if kept else mask).expand_as(scores).all(dim)
+        if bool(whole.any()):
+            return [_filled_rows(scores, dim, whole, constant)]
+    minimum = torch.finfo(scores.dtype).min / 2
+    if lowest <= minimum:
+        return [
+            _Seen(
+                "AW209",
+                _SOFTMAX,
+                f"{_describe('scores', scores)}: {_rows_where(top.le(minimum), dim, scores)} has "
+                f"every entry at most {minimum:.3g} (a mask's minimum), so the softmax spreads "
+                "that row evenly over every key",
+                ("sdpa.attn_mask.float",),
+            )
+        ]
+    return []
+
+
+def _weak_fill(
+    scores: Tensor, weights: Any, partly: Tensor, constant: float, log: bool
+) -> list[_Seen]:
+    """AW210: a fill constant that left masked entries of a row that keeps a key a weight."""
+    if not isinstance(weights, Tensor) or weights.shape != scores.shape:
         return []
     values = weights.exp() if log else weights
-    worst = values.masked_fill(~partly, 0).amax()
+    kept_weight = torch.where(partly, values, 0)
+    worst = kept_weight.amax()
     if float(worst) <= _WEAK_WEIGHT:
         return []
-    flat = int((values.masked_fill(~partly, 0) == worst).flatten().nonzero()[0])
+    flat = int((kept_weight == worst).flatten().nonzero()[0])
     at = tuple(int(i) for i in torch.unravel_index(torch.tensor(flat), scores.shape))
     return [
         _Seen(
@@ -960,20 +1437,16 @@ def _softmax_watched(original: Callable[..., Any], log: bool) -> Callable[..., A
 
     @functools.wraps(original)
     def softmax(scores: Any, *args: Any, **kwargs: Any) -> Any:
-        if torch.compiler.is_compiling():
-            return original(scores, *args, **kwargs)
         owner = _active()
-        if owner is None or not owner._sampled():
+        if owner is None or torch.compiler.is_compiling() or not owner._sampled():
             return original(scores, *args, **kwargs)
-        dim = args[0] if args else kwargs.get("dim")
-        owner._run(lambda: _check_softmax(scores, dim))
         _LOCAL.busy = True
         try:
             weights = original(scores, *args, **kwargs)
         finally:
             _LOCAL.busy = False
-        if _FILLS:
-            owner._run(lambda: _check_softmax_result(scores, dim, weights, log))
+        dim = args[0] if args else kwargs.get("dim")
+        owner._run(lambda: _check_softmax(scores, dim, weights, log))
         return weights
 
     return softmax
@@ -993,7 +1466,26 @@ def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any
         (torch, "where", _where_watched),
         (torch.Tensor, "__add__", _add_watched),
         (torch.Tensor, "__radd__", _add_watched),
+        (torch.Tensor, "add", _add_watched),
         (torch, "add", _add_watched),
+        (torch.Tensor, "__sub__", _sub_watched),
+        (torch.Tensor, "sub", _sub_watched),
+        (torch, "sub", _sub_watched),
+        # += and -=, not add_ / sub_: an optimizer's step calls add_ once per parameter
+        (torch.Tensor, "__iadd__", functools.partial(_in_place_watched, sign=1)),
+        (torch.Tensor, "__isub__", functools.partial(_in_place_watched, sign=-1)),
+        (torch, "matmul", _matmul_watched),
+        (torch.Tensor, "matmul", _matmul_watched),
+        (torch.Tensor, "__matmul__", _matmul_watched),
+        (torch, "bmm", _matmul_watched),
+        (torch.Tensor, "bmm", _matmul_watched),
+        (torch.Tensor, "__mul__", _scaled_watched),
+        (torch.Tensor, "__rmul__", _scaled_watched),
+        (torch.Tensor, "__truediv__", _scaled_watched),
+        (torch.Tensor, "mul", _scaled_watched),
+        (torch.Tensor, "div", _scaled_watched),
+        (torch, "mul", _scaled_watched),
+        (torch, "div", _scaled_watched),
     ]
 
 
@@ -1163,15 +1655,19 @@ def _entry_point(original: Any) -> Callable[..., Any]:
         owner = _active()
         if owner is None:
             return original(*args, **kwargs)
+        read = False
         if owner._sampled():
             check = _CHECKS.get(original)
             if check is not None:
-                owner._see(original, check, args, kwargs)
+                read = owner._see(original, check, args, kwargs)
         _LOCAL.busy = True  # what this call runs inside (an SDPA, a softmax) is not checked again
         try:
-            return original(*args, **kwargs)
+            out = original(*args, **kwargs)
         finally:
             _LOCAL.busy = False
+        if read and original in _HIDDEN:  # its masks were read: so is its output, once (AW215)
+            owner._run(lambda: _check_hidden_keys(original, args, kwargs, out))
+        return out
 
     return watched
 
@@ -1235,8 +1731,8 @@ def _uninstall() -> None:
             else:
                 setattr(owner, name, original)
         _ORIGIN.clear()
-        _FILLS.clear()
-        _FACTS.clear()
+        for table in (_FILLS, _FACTS, _FACTS_SUBTRACTED, _FILL_FACTS, _PRODUCTS, _VALUES):
+            table.clear()
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
@@ -1337,14 +1833,18 @@ class Watch:
 
     def _see(
         self, original: Any, check: Callable[..., list[_Seen]], args: Any, kwargs: Any
-    ) -> None:
-        """Check one call, or reuse what was seen for the same, unchanged masks."""
+    ) -> bool:
+        """Check one call, or reuse what was seen for the same, unchanged masks.
+
+        Returns whether the masks were read (not seen before, or changed), and found fine enough
+        to read the call's output after it: a NaN there may come from a key they hide (AW215).
+        """
         key, seen = _cached(original, args, kwargs)
         if seen is not None:
             for item in seen:
                 if item.code not in self.ignore:
                     self._report(item)
-            return
+            return False
         limit = self.dense_limit
         found = self._run(lambda: check(args, kwargs, limit))
         if key is not None and found is not None:
@@ -1352,19 +1852,30 @@ class Watch:
             if len(_CACHE) >= _CACHE_SIZE:
                 _CACHE.clear()
             _CACHE[cache_key] = (refs, tuple(found))
+        return found is not None and bool(key is None or key[1])
 
-    def _run(self, check: Callable[[], list[_Seen]]) -> list[_Seen] | None:
-        """Run one check without ever breaking the call; report what it saw and return it."""
+    def _quietly(self, read: Callable[[], _T]) -> _T | None:
+        """``read()`` without ever breaking the call: None (and an entry in errors) if it fails."""
         previous = _LOCAL.__dict__.get("busy", False)
         _LOCAL.busy = True
+        grad = torch.is_grad_enabled()  # the checks' reads need no graph (no_grad, but cheaper)
         try:
-            with torch.no_grad():
-                seen = check()
+            if grad:
+                torch._C._set_grad_enabled(False)
+            return read()
         except Exception as error:  # an input the checks do not understand: the call goes on
             self.errors.append(f"{type(error).__name__}: {error}")
             return None
         finally:
+            if grad:
+                torch._C._set_grad_enabled(True)
             _LOCAL.busy = previous
+
+    def _run(self, check: Callable[[], list[_Seen]]) -> list[_Seen] | None:
+        """Run one check without ever breaking the call; report what it saw and return it."""
+        seen = self._quietly(check)
+        if seen is None:
+            return None
         for item in seen:
             if item.code not in self.ignore:
                 self._report(item)
@@ -1433,7 +1944,8 @@ def watch(
 
     Args:
         strict: raise :class:`~attention.review.watch_rules.AttentionWatchError` at the first
-            finding, before the call runs, instead of warning.
+            finding instead of warning: before the call runs for what its masks show, after it
+            for what its result shows (a softmax's weights, a NaN output).
         ignore: rule codes not to report (``("AW201",)`` where a mask that hides each token
             from itself is meant).
         warn: issue a warning per finding (otherwise they are only kept in ``findings``).

@@ -293,6 +293,7 @@ class WatchOverhead:
     what: Mapping[str, str]
     goals: Mapping[str, float]
     correct: Mapping[str, Mapping[str, object]] = field(default_factory=dict)
+    load_before: tuple[float, ...] | None = None  # the machine's load average as timing began
 
     def met(self, name: str) -> bool:
         """Whether ``name``'s ratio is within its goal."""
@@ -327,6 +328,7 @@ class WatchOverhead:
             "processor": platform.processor() or None,
             "cpus": os.cpu_count(),
             "python": platform.python_version(),
+            "load_average_before": list(self.load_before) if self.load_before else None,
             "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
             "date": dt.date.today().isoformat(),
         }
@@ -376,6 +378,7 @@ def measure(
             raise ValueError(f"unknown workloads {unknown}; known: {sorted(chosen)}")
         chosen = {name: w for name, w in chosen.items() if name in wanted}
     times: dict[str, list[tuple[float, float]]] = {}
+    load = tuple(os.getloadavg()) if hasattr(os, "getloadavg") else None
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", "The PyTorch API of nested tensors")
         for name, workload in chosen.items():
@@ -385,6 +388,7 @@ def measure(
         rounds={name: tuple(runs) for name, runs in times.items()},
         what={name: chosen[name].what for name in times},
         goals={name: GOALS[chosen[name].goal] for name in times},
+        load_before=load,
     )
 
 
@@ -409,9 +413,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, ratio in overhead.ratios.items():
         mark = "met" if overhead.met(name) else "NOT met"
         print(f"{name:34s} x{ratio:.3f} (goal: at most x{overhead.goals[name]:.2f}, {mark})")
+    record = overhead.as_json()
+    print(f"load average: {record['load_average_before']} before, {record['load_average']} after")
     if options.out is not None:
         options.out.parent.mkdir(parents=True, exist_ok=True)
-        options.out.write_text(json.dumps(overhead.as_json(), indent=1) + "\n", encoding="utf-8")
+        options.out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
         print(f"wrote {options.out}")
     return 0
 

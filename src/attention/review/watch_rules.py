@@ -23,6 +23,7 @@ __all__ = [
     "CausalAlignmentWarning",
     "CausalShapeWarning",
     "FullyMaskedRowWarning",
+    "HiddenKeyNanWarning",
     "InvertedMaskWarning",
     "MaskOverflowWarning",
     "MaskedSoftmaxRowWarning",
@@ -30,15 +31,18 @@ __all__ = [
     "NonFiniteMaskWarning",
     "PaddingHidesItemWarning",
     "PositiveAdditiveMaskWarning",
+    "QueryAxisSoftmaxWarning",
+    "ReversedPaddingWarning",
     "SizeOneSoftmaxWarning",
     "SoftmaxAxisWarning",
+    "UniformSoftmaxWarning",
     "WatchRule",
     "WeakFillWarning",
 ]
 
 
 class AttentionWatchWarning(UserWarning):
-    """A mask seen at run time by :func:`attention.review.watch` that the table says is wrong."""
+    """What :func:`attention.review.watch` reports at run time: a wrong mask, or softmax."""
 
 
 class InvertedMaskWarning(AttentionWatchWarning):
@@ -91,6 +95,22 @@ class SizeOneSoftmaxWarning(AttentionWatchWarning):
 
 class CausalAlignmentWarning(AttentionWatchWarning):
     """A top-left causal triangle with fewer queries than keys (AW213)."""
+
+
+class ReversedPaddingWarning(AttentionWatchWarning):
+    """A padding mask that hides the first keys of every batch item (AW214)."""
+
+
+class HiddenKeyNanWarning(AttentionWatchWarning):
+    """NaN or inf in a key or value that the mask hides, spoiling the output (AW215)."""
+
+
+class QueryAxisSoftmaxWarning(AttentionWatchWarning):
+    """A softmax over the queries' axis of q @ kᵀ self-attention scores (AW216)."""
+
+
+class UniformSoftmaxWarning(AttentionWatchWarning):
+    """A softmax whose every row holds one value repeated: every weight is 1/n (AW217)."""
 
 
 class AttentionWatchError(Exception):
@@ -317,5 +337,81 @@ _SOFTMAX_RULES = (
     ),
 )
 
-RULES: Mapping[str, WatchRule] = {rule.code: rule for rule in (*_RULES, *_SOFTMAX_RULES)}
+_VALUE_RULES = (
+    WatchRule(
+        code="AW214",
+        name="reversed-padding-mask",
+        rows=(
+            "mha.key_padding_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
+            "sdpa.attn_mask.bool",
+        ),
+        message=(
+            "the padding mask hides the first keys of every batch item and lets the last ones "
+            "through, the mirror image of right padding, and the hidden keys are not one "
+            "repeated vector, as padding is: a mask whose True marks the real tokens "
+            "(attention_mask.bool()) given where True means padding, or the reverse; with an "
+            "item that has no padding the same mistake hides that item whole (AW203)"
+        ),
+        fix=(
+            "key_padding_mask and src_key_padding_mask take True = padding (attention_mask == 0), "
+            "SDPA's attn_mask takes True = may attend (attention_mask.bool()); for a batch "
+            "padded on the left on purpose, ignore this rule"
+        ),
+        warning=ReversedPaddingWarning,
+    ),
+    WatchRule(
+        code="AW215",
+        name="nan-in-hidden-key",
+        rows=("sdpa.attn_mask.masked_nan.key", "sdpa.attn_mask.masked_nan"),
+        message=(
+            "a key or value that the mask hides from every query holds NaN or inf, and the "
+            "output is NaN: masking sets a key's weight to 0, but NaN + -inf and 0 × NaN are "
+            "still NaN"
+        ),
+        fix=(
+            "zero the padded keys and values themselves (k.masked_fill(padding[..., None], 0)); "
+            "find where the NaN came from (uninitialised cache memory, a division by a zero "
+            "length)"
+        ),
+        warning=HiddenKeyNanWarning,
+    ),
+    WatchRule(
+        code="AW216",
+        name="softmax-over-queries",
+        rows=(),
+        message=(
+            "the softmax runs over the queries' axis of self-attention scores q @ kᵀ (as many "
+            "queries as keys): each key's column sums to 1, not each query's row, and the "
+            "weights then average the values with rows that do not sum to 1"
+        ),
+        fix=(
+            "take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1); "
+            "where normalising over the queries is meant (co-attention, slot attention), "
+            "ignore this rule"
+        ),
+        warning=QueryAxisSoftmaxWarning,
+    ),
+    WatchRule(
+        code="AW217",
+        name="uniform-softmax",
+        rows=(),
+        message=(
+            "every row the softmax normalises holds one value repeated, while the scores vary "
+            "along other axes: every weight is 1/n whatever the scores (two identical branches "
+            "concatenated and softmaxed, or a softmax over an axis the scores were broadcast "
+            "along)"
+        ),
+        fix=(
+            "take the softmax over the axis whose entries compete (the keys, or the branches), "
+            "and check that its inputs differ along it"
+        ),
+        warning=UniformSoftmaxWarning,
+    ),
+)
+
+RULES: Mapping[str, WatchRule] = {
+    rule.code: rule for rule in (*_RULES, *_SOFTMAX_RULES, *_VALUE_RULES)
+}
 """Every runtime rule, by code."""
