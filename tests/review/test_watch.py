@@ -486,11 +486,43 @@ def test_a_mask_is_read_once_while_it_is_unchanged(monkeypatch: pytest.MonkeyPat
     assert len(seen.findings) == 3
 
 
-def test_a_new_mask_with_the_same_values_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_small_mask_is_known_by_its_bytes_a_large_one_by_identity(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A padding mask built anew per batch (ids == pad) is read once per distinct value."""
     runs = counting_checks(monkeypatch)
+    with watch(warn=False) as seen:
+        sdpa(tril().logical_not())()  # AW201
+        sdpa(tril().logical_not())()  # a new tensor, the same bytes: not read, still reported
+        assert len(runs) == 1
+        assert [f.code for f in seen.findings] == ["AW201"] * 2
+        sdpa(tril())()  # other bytes: read
+        assert len(runs) == 2
+        large = 1 + watch_module._CONTENT_BYTES  # bytes of a Boolean mask [1, large]
+        q, k = torch.randn(1, 1, 1, 2), torch.randn(1, 1, large, 2)  # [B, H, L, D], [B, H, S, D]
+        for _ in range(2):
+            F.scaled_dot_product_attention(
+                q, k, k, attn_mask=torch.ones(1, large, dtype=torch.bool)
+            )
+    assert len(runs) == 4
+    with watch(warn=False):  # a new watch reads them afresh
+        sdpa(tril())()
+    assert len(runs) == 5
+
+
+def test_an_entry_that_read_the_keys_holds_for_the_same_mask_objects_only(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """AW214 reads the keys where a mask hides a prefix: equal bytes do not settle it."""
+    runs = counting_checks(monkeypatch)
+    hidden = torch.tensor([[True, True, False, False], [True, False, False, False]])
+    mask = ~hidden[:, None, None, :]  # [B, 1, 1, S], True = may attend: left padding
+    call = sdpa(mask)
     with watch(warn=False):
-        sdpa(tril())()
-        sdpa(tril())()
+        call()
+        call()  # the same objects: not read
+        assert len(runs) == 1
+        sdpa(mask.clone())()  # equal bytes, other keys: read
     assert len(runs) == 2
 
 

@@ -12,12 +12,13 @@ the rules of :mod:`attention.review.watch_rules` flag, and calls the original fu
 original arguments: the results are the ones of an unwatched run.  Every other torch call runs
 untouched, so the watch costs a few microseconds per attention call.
 
-A mask is read once while it is unchanged: the watch keeps what it saw for each mask by identity
-and version counter (an in-place change moves the version), so a causal mask built once and
-reused moves no data after its first call.  What changes with every call is read as well, to see
-NaN and rows masked whole: on every softmax call its weights (their maximum) and, unless one known
-mask made its scores, the scores (their minimum); on an attention call whose masks are read, so
-once per mask, its output (its sum).  ``watch(every=N)`` checks one call in ``N``.
+A mask is read once per value: the watch keeps what it saw for a small mask on the CPU by its
+bytes (a padding mask built anew for every batch is read once per padding pattern) and for any
+other by identity and version counter (an in-place change moves the version), so a causal mask
+built once and reused moves no data after its first call.  What changes with every call is read
+as well, to see NaN and rows masked whole: on every softmax call its weights (their maximum) and,
+unless one known mask made its scores, the scores (their minimum); on an attention call whose
+masks hide some key, its output (its sum), once per mask tensor.  ``watch(every=N)`` checks one call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -290,7 +291,9 @@ def _reversed_padding(
     if not bool(hidden.eq(prefix).all()) or bool(counts.eq(length).any()):
         return None  # not a prefix in every item, or an item hidden whole (AW203)
     lengths = [int(n) for n in counts.tolist()]
-    keys = keys() if keys is not None else None
+    if keys is not None:
+        _LOCAL.values_read = True  # what was seen rests on the keys too, not only on the mask
+        keys = keys()
     if isinstance(keys, Tensor) and keys.dim() == 3 and tuple(keys.shape[:2]) == (batch, length):
         items = [(b, n) for b, n in enumerate(lengths[:64]) if n > 1]
         alike = [bool(keys[b, :n].eq(keys[b, :1]).all()) for b, n in items]
@@ -1563,12 +1566,41 @@ def _canonical_mask_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     return canonical_mask
 
 
+# A mask on the CPU of at most this many bytes is known by its contents: a padding mask built
+# anew for every batch (ids == pad) is read once per distinct value, not once per call.
+_CONTENT_BYTES = 1 << 14
+
+
 def _mask_key(mask: Any) -> Any:
-    """What identifies a mask's contents while it is unchanged: its identity and version."""
+    """What identifies a mask's contents: its bytes, or its identity and version.
+
+    A small mask on the CPU is known by its bytes (the key then holds no identity); any other
+    by its identity and version counter, valid while it is unchanged.
+    """
     if mask is None or not isinstance(mask, Tensor):
         return mask if isinstance(mask, (int, float, bool)) or mask is None else id(mask)
     mask = _origin(mask)
+    if (
+        mask.device.type == "cpu"
+        and mask.numel() * mask.element_size() <= _CONTENT_BYTES
+        and not mask.requires_grad
+        and mask.layout is torch.strided
+    ):
+        with contextlib.suppress(TypeError, RuntimeError):  # bfloat16 has no NumPy twin
+            return ("bytes", mask.dtype, mask.shape, mask.numpy().tobytes())
     return (id(mask), mask._version, mask.dtype, mask.shape)
+
+
+def _tensors(*masks: Any) -> list[Tensor]:
+    """The masks a call was given, as the caller passed them."""
+    return [_origin(mask) for mask in masks if isinstance(mask, Tensor)]
+
+
+def _by_identity(key: Any, mask: Any) -> list[Tensor]:
+    """The mask whose identity the cache entry must check: none where it is known by its bytes."""
+    if not isinstance(mask, Tensor) or (isinstance(key, tuple) and key[:1] == ("bytes",)):
+        return []
+    return [_origin(mask)]
 
 
 def _meta(tensor: Any) -> Any:
@@ -1579,70 +1611,109 @@ def _meta(tensor: Any) -> Any:
     return (tensor.shape, tensor.dtype)
 
 
-def _key_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+# a call's cache key, the masks known by identity, and every mask it was given (as passed)
+_Keyed = tuple[Any, list[Tensor], list[Tensor]]
+
+
+def _key_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
     mask = _arg(args, kwargs, 3, "attn_mask")
+    known = _mask_key(mask)
     key = (
         _meta(_arg(args, kwargs, 0, "query")),
         _meta(_arg(args, kwargs, 1, "key")),
-        _mask_key(mask),
+        known,
         bool(_arg(args, kwargs, 5, "is_causal")),
     )
-    return key, [_origin(mask)] if isinstance(mask, Tensor) else []
+    return key, _by_identity(known, mask), _tensors(mask)
 
 
-def _key_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+def _key_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
     masks = [_arg(args, kwargs, 16, "attn_mask"), _arg(args, kwargs, 14, "key_padding_mask")]
+    known = [_mask_key(m) for m in masks]
     key = (
         _meta(_arg(args, kwargs, 0, "query")),
         _meta(_arg(args, kwargs, 1, "key")),
         _arg(args, kwargs, 4, "num_heads"),
         _arg(args, kwargs, 15, "need_weights"),
-        *(_mask_key(m) for m in masks),
+        *known,
     )
-    return key, [_origin(m) for m in masks if isinstance(m, Tensor)]
+    identity = [m for k, mask in zip(known, masks, strict=True) for m in _by_identity(k, mask)]
+    return key, identity, _tensors(*masks)
 
 
-def _key_fused(mask_at: int, type_at: int) -> Callable[..., tuple[Any, list[Tensor]]]:
-    def key(args: Sequence[Any], kwargs: Mapping[str, Any]) -> tuple[Any, list[Tensor]]:
+def _key_fused(mask_at: int, type_at: int) -> Callable[..., _Keyed]:
+    def key(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
         mask = _arg(args, kwargs, mask_at, "mask")
         heads = args[4] if mask_at == 9 else args[2]
         lengths = (_meta(args[0]), _meta(args[1]) if mask_at == 9 else None)
-        found = (lengths, heads, _mask_key(mask), _arg(args, kwargs, type_at, "mask_type"))
-        return found, [_origin(mask)] if isinstance(mask, Tensor) else []
+        known = _mask_key(mask)
+        found = (lengths, heads, known, _arg(args, kwargs, type_at, "mask_type"))
+        return found, _by_identity(known, mask), _tensors(mask)
 
     return key
 
 
-_KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], tuple[Any, list[Tensor]]]] = {
+def _key_nested(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
+    """``torch._nested_tensor_from_mask(t, mask)``: the encoder's kept tokens, [B, S]."""
+    mask = _arg(args, kwargs, 1, "mask")
+    known = _mask_key(mask)
+    return (_meta(_arg(args, kwargs, 0, "t")), known), _by_identity(known, mask), _tensors(mask)
+
+
+_KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], _Keyed]] = {
     F.scaled_dot_product_attention: _key_sdpa,
     F.multi_head_attention_forward: _key_mha,
     torch._native_multi_head_attention: _key_fused(9, 12),
     torch._transformer_encoder_layer_fwd: _key_fused(18, 19),
+    torch._nested_tensor_from_mask: _key_nested,
 }
 
-# (check, key) -> (weak references to the masks it read, what it saw); bounded, shared by watches
-_CACHE: dict[Any, tuple[tuple[weakref.ref[Tensor], ...], tuple[_Seen, ...]]] = {}
+
+@dataclass
+class _Entry:
+    """What a check saw for one key, and what the call's output needs.
+
+    ``refs``: the masks known by identity (the entry holds while they are the same tensors);
+    ``hides``: whether the masks hide some key from every query (then an output is read, AW215);
+    ``last``: the masks of the last call that read its output: a new mask object with the same
+    bytes (the next batch's padding) has its output read once more; ``values``: the check read
+    the keys as well (AW214's left padding), so the entry holds for the same mask objects only.
+    """
+
+    refs: tuple[weakref.ref[Tensor], ...]
+    seen: tuple[_Seen, ...]
+    hides: bool
+    last: tuple[weakref.ref[Tensor], ...]
+    values: bool  # what was seen rests on the keys' values too: the same mask objects only
+
+
+# (check, key) -> its entry; bounded, shared by watches
+_CACHE: dict[Any, _Entry] = {}
 _CACHE_SIZE = 512
+
+
+def _same(refs: Sequence[weakref.ref[Tensor]], masks: Sequence[Tensor]) -> bool:
+    return len(refs) == len(masks) and all(r() is m for r, m in zip(refs, masks, strict=True))
 
 
 def _cached(
     original: Any, args: Sequence[Any], kwargs: Mapping[str, Any]
-) -> tuple[Any, tuple[_Seen, ...] | None]:
-    """The cache key of this call and what its check saw before, if the masks are unchanged."""
+) -> tuple[Any, list[Tensor], _Entry | None]:
+    """The call's cache key, its masks, and the entry of the same masks seen before, if any."""
     keyer = _KEYS.get(original)
     if keyer is None:
-        return None, None
+        return None, [], None
     try:
-        key, masks = keyer(args, kwargs)
+        key, identity, masks = keyer(args, kwargs)
         key = (original, key)
         entry = _CACHE.get(key)
     except Exception:  # an inference tensor has no version counter; an unhashable argument
-        return None, None
-    if entry is not None:
-        refs, seen = entry
-        if len(refs) == len(masks) and all(r() is m for r, m in zip(refs, masks, strict=True)):
-            return key, seen
-    return (key, tuple(weakref.ref(m) for m in masks)), None
+        return None, [], None
+    if entry is not None and (
+        _same(entry.last, masks) if entry.values else _same(entry.refs, identity)
+    ):
+        return key, masks, entry
+    return (key, tuple(weakref.ref(m) for m in identity)), masks, None
 
 
 def _entry_point(original: Any) -> Callable[..., Any]:
@@ -1731,6 +1802,7 @@ def _uninstall() -> None:
             else:
                 setattr(owner, name, original)
         _ORIGIN.clear()
+        _CACHE.clear()  # masks known by their bytes: a new watch reads them afresh
         for table in (_FILLS, _FACTS, _FACTS_SUBTRACTED, _FILL_FACTS, _PRODUCTS, _VALUES):
             table.clear()
 
@@ -1839,20 +1911,34 @@ class Watch:
         Returns whether the masks were read (not seen before, or changed), and found fine enough
         to read the call's output after it: a NaN there may come from a key they hide (AW215).
         """
-        key, seen = _cached(original, args, kwargs)
-        if seen is not None:
-            for item in seen:
+        key, masks, entry = _cached(original, args, kwargs)
+        if entry is not None:
+            for item in entry.seen:
                 if item.code not in self.ignore:
                     self._report(item)
-            return False
+            if not entry.hides or _same(entry.last, masks):
+                return False
+            entry.last = tuple(weakref.ref(m) for m in masks)
+            return True
         limit = self.dense_limit
+        _LOCAL.values_read = False
         found = self._run(lambda: check(args, kwargs, limit))
-        if key is not None and found is not None:
-            (cache_key, refs) = key
+        if found is None:
+            return False
+        hidden = _HIDDEN.get(original)
+        hides = (
+            hidden is not None
+            and bool(masks)
+            and self._quietly(lambda: hidden(args, kwargs) is not None) is True
+        )
+        if key is not None:
+            cache_key, refs = key
             if len(_CACHE) >= _CACHE_SIZE:
                 _CACHE.clear()
-            _CACHE[cache_key] = (refs, tuple(found))
-        return found is not None and bool(key is None or key[1])
+            last = tuple(weakref.ref(m) for m in masks)
+            values = bool(_LOCAL.__dict__.get("values_read"))
+            _CACHE[cache_key] = _Entry(refs, tuple(found), hides, last, values)
+        return hides
 
     def _quietly(self, read: Callable[[], _T]) -> _T | None:
         """``read()`` without ever breaking the call: None (and an entry in errors) if it fails."""
