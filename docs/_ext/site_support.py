@@ -90,6 +90,19 @@ def _utf8_search_index(self: Any, data: Any) -> str:
     return f"{self.PREFIX}{text}{self.SUFFIX}"
 
 
+def _utf8_page_json(app: Sphinx) -> None:
+    """Jinja's ``tojson`` (the page's site strings) as UTF-8 text instead of ``\\uXXXX`` escapes.
+
+    The strings and citations each page carries for site.js are Chinese on the Chinese pages:
+    escaped, each character takes six bytes instead of three.  ``tojson`` still escapes ``<``,
+    ``>``, ``&`` and ``'``, so the JSON cannot close its ``<script>`` element.
+    """
+    templates = getattr(app.builder, "templates", None)
+    environment = getattr(templates, "environment", None)
+    if environment is not None:
+        environment.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}
+
+
 GLOSSARY = Path(__file__).resolve().parents[1] / "glossary.toml"
 
 
@@ -346,6 +359,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.connect("config-inited", _configure_language, priority=400)
     app.connect("builder-inited", _move_notebook_outputs, priority=600)  # after myst-nb's
     app.connect("builder-inited", _extract_theme_templates)
+    app.connect("builder-inited", _utf8_page_json)
     app.add_js_file("site.js")  # docs/_static/site.js
     app.add_node(wbr_literal, html=(_visit_wbr_literal, None))
     app.add_post_transform(_BreakableNames)
