@@ -18,7 +18,8 @@ other by identity and version counter (an in-place change moves the version), so
 built once and reused moves no data after its first call.  What changes with every call is read
 as well, to see NaN and rows masked whole: on every softmax call its weights (their maximum) and,
 unless one known mask made its scores, the scores (their minimum); on an attention call whose
-masks hide some key, its output (its sum), once per mask tensor.  ``watch(every=N)`` checks one call in ``N``.
+masks hide some key, its output (its sum), once per mask tensor.  ``watch(every=N)`` checks one
+call in ``N``.
 
 A finding is a warning (one :class:`~attention.review.watch_rules.AttentionWatchWarning` subclass
 per rule) naming the code, what was seen (shape, batch item, query row), the fix and the rows of
@@ -1172,8 +1173,23 @@ class _FillFacts:
 _FILL_FACTS: dict[int, tuple[Any, ...]] = {}
 
 
+# (the mask's bytes, what it was read against) -> _FillFacts: a small mask built anew per call
+# (~causal, ids == pad) is read once per value
+_FILL_FACTS_BY_BYTES: dict[Any, _FillFacts] = {}
+
+
 def _fill_facts(scores: Tensor, dim: int, fill: tuple[Tensor, bool, float]) -> _FillFacts:
     mask, kept, constant = fill
+    content = _bytes_key(mask)
+    if content is not None:
+        read = (content, kept, constant, scores.shape, scores.dtype, dim)
+        facts = _FILL_FACTS_BY_BYTES.get(read)
+        if facts is None:
+            facts = _read_fill(scores, dim, mask, kept, constant)
+            if len(_FILL_FACTS_BY_BYTES) >= _CACHE_SIZE:
+                _FILL_FACTS_BY_BYTES.clear()
+            _FILL_FACTS_BY_BYTES[read] = facts
+        return facts
     try:
         against = (mask._version, kept, constant, scores.shape, scores.dtype, dim)
     except RuntimeError:
@@ -1569,6 +1585,37 @@ def _canonical_mask_watched(original: Callable[..., Any]) -> Callable[..., Any]:
 # A mask on the CPU of at most this many bytes is known by its contents: a padding mask built
 # anew for every batch (ids == pad) is read once per distinct value, not once per call.
 _CONTENT_BYTES = 1 << 14
+# id(mask) -> (weak reference, version, its key by bytes): a mask reused unchanged (a causal
+# mask built once, the one mask every layer of a model receives) has its bytes read once
+_BYTES: dict[int, tuple[Any, ...]] = {}
+
+
+def _bytes_key(mask: Tensor) -> tuple[Any, ...] | None:
+    """``("bytes", dtype, shape, bytes)`` of a small mask on the CPU, else None.
+
+    A tensor reused unchanged (same identity and version) has its bytes read once.
+    """
+    try:
+        version = mask._version
+    except RuntimeError:  # an inference tensor: its bytes are read each time
+        version = None
+    known = _looked_up(_BYTES, mask)
+    if known is not None and version is not None and known[1] == version:
+        return known[2]  # type: ignore[no-any-return]
+    if (
+        mask.device.type != "cpu"
+        or mask.numel() * mask.element_size() > _CONTENT_BYTES
+        or mask.requires_grad
+        or mask.layout is not torch.strided
+    ):
+        return None
+    try:
+        key = ("bytes", mask.dtype, mask.shape, mask.numpy().tobytes())
+    except (TypeError, RuntimeError):  # bfloat16 has no NumPy twin
+        return None
+    if version is not None:
+        _remember(_BYTES, mask, (version, key))
+    return key
 
 
 def _mask_key(mask: Any) -> Any:
@@ -1580,14 +1627,9 @@ def _mask_key(mask: Any) -> Any:
     if mask is None or not isinstance(mask, Tensor):
         return mask if isinstance(mask, (int, float, bool)) or mask is None else id(mask)
     mask = _origin(mask)
-    if (
-        mask.device.type == "cpu"
-        and mask.numel() * mask.element_size() <= _CONTENT_BYTES
-        and not mask.requires_grad
-        and mask.layout is torch.strided
-    ):
-        with contextlib.suppress(TypeError, RuntimeError):  # bfloat16 has no NumPy twin
-            return ("bytes", mask.dtype, mask.shape, mask.numpy().tobytes())
+    known = _bytes_key(mask)
+    if known is not None:
+        return known
     return (id(mask), mask._version, mask.dtype, mask.shape)
 
 
@@ -1803,7 +1845,8 @@ def _uninstall() -> None:
                 setattr(owner, name, original)
         _ORIGIN.clear()
         _CACHE.clear()  # masks known by their bytes: a new watch reads them afresh
-        for table in (_FILLS, _FACTS, _FACTS_SUBTRACTED, _FILL_FACTS, _PRODUCTS, _VALUES):
+        _FILL_FACTS_BY_BYTES.clear()
+        for table in (_BYTES, _FILLS, _FACTS, _FACTS_SUBTRACTED, _FILL_FACTS, _PRODUCTS, _VALUES):
             table.clear()
 
 
