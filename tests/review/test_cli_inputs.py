@@ -16,7 +16,9 @@ from pathlib import Path
 import pytest
 
 from attention.review.__main__ import main
+from attention.review.check import could_hold_finding
 from attention.review.rules import by_code
+from attention.review.syntax import NestingError, check_syntax, parse
 
 WRONG = by_code("AM101").wrong  # one AM101 on line 8
 CLEAN = by_code("AM101").right
@@ -283,6 +285,51 @@ def test_deep_nesting_is_no_crash_where_the_host_raised_the_recursion_limit(tmp_
     )
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     one_line_naming(done.stderr, "deep.py")
+
+
+def _plain(source: str) -> str:
+    """The same nesting in a module that names no attention API (only its syntax is checked)."""
+    plain = source.replace("import torch\n", "").replace("torch.softmax(", "g(")
+    plain = plain.replace(".softmax(-1)", ".g(-1)")
+    assert not could_hold_finding(plain)
+    return plain
+
+
+@pytest.mark.parametrize("name", sorted(NESTED))
+def test_deep_nesting_where_only_the_syntax_is_checked_is_one_line_not_a_crash(
+    name, tmp_path
+) -> None:
+    (tmp_path / "deep.py").write_text(_plain(NESTED[name]))
+    (tmp_path / "wrong.py").write_text(WRONG)
+    done = checker("deep.py", "wrong.py", "--jobs", "1", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr[-500:]
+    assert done.stdout.count(" AM101 ") == 1
+    one_line_naming(done.stderr, "deep.py")
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "return 1\n",  # the compiler refuses it, the parser does not
+        "from __future__ import braces_please\n",
+        "x = '\\d'\ny = 1 is 1\n",  # warnings at compile time, none reported
+        "x = (1,\n",
+        "def f(:\n    pass\n",
+        "x = 1\0\n",
+        "x = " + "-" * 100_000 + "1\n",
+        "x = " + "+".join(["a"] * 200_000) + "\n",
+    ],
+)
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")  # the parser's, on invalid escapes
+def test_checking_only_the_syntax_raises_what_parsing_raises(source: str) -> None:
+    def outcome(read) -> object:
+        try:
+            read(source, "m.py")
+        except (SyntaxError, NestingError) as error:
+            return (type(error), getattr(error, "lineno", None), getattr(error, "offset", None))
+        return None
+
+    assert outcome(check_syntax) == outcome(parse)
 
 
 def test_a_syntax_error_in_a_file_with_no_attention_api_fails_the_run(tmp_path, capsys) -> None:

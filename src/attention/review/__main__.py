@@ -317,7 +317,7 @@ def _main(argv: Sequence[str] | None) -> int:
             problems.append(outcome.problem)
             continue
         config = per_file[name]
-        lines = _lines(outcome.source)
+        lines = _lines(outcome.source) if outcome.findings else []  # for their ignore comments
         kept = [finding for finding in outcome.findings if config.keeps(finding, lines)]
         if outcome.notebook is not None:  # a notebook is reported by cell, and never rewritten
             findings.extend(_in_cells(finding, outcome.notebook) for finding in kept)

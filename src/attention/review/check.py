@@ -25,7 +25,13 @@ from pathlib import Path
 
 from attention.review.interpreter import Hit, Interpreter
 from attention.review.project import Project
-from attention.review.syntax import NestingError, Source, bounded_recursion, parse
+from attention.review.syntax import (
+    NestingError,
+    Source,
+    bounded_recursion,
+    check_syntax,
+    parse,
+)
 
 BOM = "\ufeff"
 
@@ -120,10 +126,11 @@ def check_source(
     (:mod:`attention.review.project`).
     """
     source = source.removeprefix(BOM)  # a byte-order mark is no part of the program
+    if not could_hold_finding(source):
+        check_syntax(source, filename=path)  # a syntax error is reported all the same
+        return []
     with bounded_recursion():
         tree = parse(source, filename=path)
-        if not could_hold_finding(source):
-            return []
         try:
             return check_tree(Source(source, tree), path, project, line_names)
         except RecursionError:

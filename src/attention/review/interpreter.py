@@ -760,16 +760,19 @@ class Interpreter:
             return None
         module, attr, level = self.foreign[name]
         file = self.project.module_file(self.path, module, level)
-        if file is None or file.resolve() == self.path.resolve():
+        if file is None:
             return None
-        reader = self.project.readers.get(file.resolve())
+        resolved = self.project.resolve(file)
+        if resolved == self.project.resolve(self.path):
+            return None
+        reader = self.project.readers.get(resolved)
         if reader is None:
             source = self.project.source(file, attr)
             if source is None:
                 return None
             reader = Interpreter(source)
             reader.outline(source.tree)
-            self.project.readers[file.resolve()] = reader
+            self.project.readers[resolved] = reader
         function = reader.defs[0].get(attr)
         if function is None:
             return None

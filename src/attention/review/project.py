@@ -50,6 +50,14 @@ class Project:
     _files: dict[tuple[Path, str, int], Path | None] = field(default_factory=dict)
     readers: dict[Path, Any] = field(default_factory=dict)
     """Each module's interpreter, once it has read the module (kept by the interpreter)."""
+    _resolved: dict[Path, Path] = field(default_factory=dict)
+
+    def resolve(self, path: Path) -> Path:
+        """``path.resolve()``, asked of the file system once per path and run."""
+        found = self._resolved.get(path)
+        if found is None:
+            found = self._resolved[path] = path.resolve()
+        return found
 
     def module_file(self, importer: Path, module: str, level: int) -> Path | None:
         """The file of ``module`` as imported from ``importer`` (``level`` leading dots)."""
@@ -61,12 +69,12 @@ class Project:
     def _find(self, importer: Path, module: str, level: int) -> Path | None:
         parts = [part for part in module.split(".") if part]
         if level:
-            base = importer.resolve().parent
+            base = self.resolve(importer).parent
             for _ in range(level - 1):
                 base = base.parent
             return _existing(base, parts)
-        root = self.root.resolve()
-        folder = importer.resolve().parent
+        root = self.resolve(self.root)
+        folder = self.resolve(importer).parent
         # an absolute import: under the root, from the importer's folder upwards
         while True:
             found = _existing(folder, parts) if parts else None
@@ -82,7 +90,7 @@ class Project:
         The function's text is found without parsing (``def function(`` at the left margin,
         up to the next line there); a module is parsed only for a function that names a mask.
         """
-        key = path.resolve()
+        key = self.resolve(path)
         if (key, function) not in self._relevant:
             self._relevant[key, function] = self._names_a_mask(key, function)
         if not self._relevant[key, function]:
