@@ -997,26 +997,15 @@ def _add_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     return add
 
 
-def _sub_watched(original: Callable[..., Any]) -> Callable[..., Any]:
-    """``Tensor.__sub__`` (and ``sub``, ``torch.sub``): ``scores - m`` adds ``-m``."""
+def _right_operand_watched(original: Callable[..., Any], sign: int) -> Callable[..., Any]:
+    """``scores - m`` (``sign`` -1: it adds ``-m``), ``scores += m`` and ``scores -= m``.
+
+    Only the right operand is a mask's use (``m - scores`` is none); in place, the scores keep
+    their identity and move to a new version.
+    """
 
     @functools.wraps(original)
-    def sub(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
-        out = original(self, other, *args, **kwargs)
-        if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
-            smaller = _smaller_operand(self, other, args, kwargs)
-            if smaller is not None and smaller is other:  # m - scores: no mask's use
-                _record_addition(out, smaller, -1, self)
-        return out
-
-    return sub
-
-
-def _in_place_watched(original: Callable[..., Any], sign: int) -> Callable[..., Any]:
-    """``scores += m`` (and ``-=``): the same tensor, a new version."""
-
-    @functools.wraps(original)
-    def in_place(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
+    def watched(self: Any, other: Any, *args: Any, **kwargs: Any) -> Any:
         out = original(self, other, *args, **kwargs)
         if isinstance(other, Tensor) and isinstance(self, Tensor) and other.numel() != self.numel():
             smaller = _smaller_operand(self, other, args, kwargs)
@@ -1024,7 +1013,7 @@ def _in_place_watched(original: Callable[..., Any], sign: int) -> Callable[..., 
                 _record_addition(out, smaller, sign, self)
         return out
 
-    return in_place
+    return watched
 
 
 def _masked_fill_watched(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -1474,6 +1463,7 @@ def _softmax_watched(original: Callable[..., Any], log: bool) -> Callable[..., A
 def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
     plain = functools.partial(_softmax_watched, log=False)
     log = functools.partial(_softmax_watched, log=True)
+    subtracted = functools.partial(_right_operand_watched, sign=-1)
     return [
         (torch, "softmax", plain),
         (torch.Tensor, "softmax", plain),
@@ -1487,12 +1477,12 @@ def _softmax_targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any
         (torch.Tensor, "__radd__", _add_watched),
         (torch.Tensor, "add", _add_watched),
         (torch, "add", _add_watched),
-        (torch.Tensor, "__sub__", _sub_watched),
-        (torch.Tensor, "sub", _sub_watched),
-        (torch, "sub", _sub_watched),
+        (torch.Tensor, "__sub__", subtracted),
+        (torch.Tensor, "sub", subtracted),
+        (torch, "sub", subtracted),
         # += and -=, not add_ / sub_: an optimizer's step calls add_ once per parameter
-        (torch.Tensor, "__iadd__", functools.partial(_in_place_watched, sign=1)),
-        (torch.Tensor, "__isub__", functools.partial(_in_place_watched, sign=-1)),
+        (torch.Tensor, "__iadd__", functools.partial(_right_operand_watched, sign=1)),
+        (torch.Tensor, "__isub__", subtracted),
         (torch, "matmul", _matmul_watched),
         (torch.Tensor, "matmul", _matmul_watched),
         (torch.Tensor, "__matmul__", _matmul_watched),
