@@ -510,6 +510,43 @@ def test_a_small_mask_is_known_by_its_bytes_a_large_one_by_identity(
     assert len(runs) == 5
 
 
+def test_a_reused_mask_has_its_bytes_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    numpy = torch.Tensor.numpy
+
+    def counted(self: Tensor, *args: object, **kwargs: object) -> object:
+        reads.append(1)
+        return numpy(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(torch.Tensor, "numpy", counted)
+    call = sdpa(tril())
+    with watch(warn=False):
+        for _ in range(3):
+            call()  # the same tensor, unchanged
+    assert len(reads) == 1
+
+
+def test_a_fill_mask_built_anew_per_call_is_read_once_per_value(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Hand-written attention masks with ~causal, a new tensor each call."""
+    reads: list[int] = []
+    read_fill = watch_module._read_fill
+
+    def counted(*args: object) -> object:
+        reads.append(1)
+        return read_fill(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watch_module, "_read_fill", counted)
+    q = qkv()
+    with watch(warn=False) as seen:
+        for _ in range(3):
+            scores = q @ q.transpose(-2, -1)  # [B, H, L, S]
+            scores.masked_fill(~tril(), float("-inf")).softmax(-1)
+    assert len(reads) == 1
+    assert seen.findings == []
+
+
 def test_an_entry_that_read_the_keys_holds_for_the_same_mask_objects_only(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
