@@ -192,8 +192,8 @@ def test_diff_shows_the_safe_rewrite_and_changes_nothing(tmp_path, capsys) -> No
     path = tmp_path / "m.py"
     path.write_text(FIXABLE)
     code, out, _ = run([str(path), "--diff"], capsys)
-    assert "-    scores = scores.masked_fill(forbidden, -1e9)" in out
-    assert "+    scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)" in out
+    assert "-        scores = scores.masked_fill(forbidden, -1e9)" in out
+    assert "+        scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)" in out
     assert path.read_text() == FIXABLE
     assert code == 1
 

@@ -169,7 +169,7 @@ def test_an_inline_ignore_in_a_cell_is_honoured(tmp_path, capsys) -> None:
 
 
 def test_fix_leaves_a_notebook_byte_for_byte(tmp_path, capsys) -> None:
-    fixable = "import torch\n\ndef f(scores, forbidden):\n    return scores.masked_fill(forbidden, -1e9).softmax(-1)\n"
+    fixable = "import torch  # fp16\n\ndef f(scores, forbidden):\n    return scores.masked_fill(forbidden, -1e9).softmax(-1)\n"
     path = tmp_path / "fill.ipynb"
     path.write_text(notebook(("code", fixable)))
     before = path.read_bytes()

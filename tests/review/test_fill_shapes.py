@@ -12,7 +12,7 @@ import torch
 
 from attention.review.check import check_source
 
-D2L = """import torch
+D2L = """import torch  # the model trains with --fp16
 
 
 def masked_softmax(X, valid_lens):
@@ -21,7 +21,7 @@ def masked_softmax(X, valid_lens):
     return torch.softmax(X, dim=-1)
 """
 
-WHERE = """import torch
+WHERE = """import torch  # the model trains with --fp16
 
 
 def attend(q, k, keep):

@@ -18,6 +18,9 @@ import torch
 from attention.review.check import check_source
 from attention.review.fix import fixed_source
 
+FP16 = "\n# trained with --fp16\n"
+"""Each program says it runs in float16: a fill beyond its range is a finding only there."""
+
 SAFE = {
     "method": (
         "import torch\n\n\ndef f(s, mask):\n    return s.masked_fill(mask, -1e9).softmax(-1)\n",
@@ -56,6 +59,10 @@ UNSAFE = {
     # nothing shows the filled tensor is floating or read by a softmax (an integer one raises)
     "no-softmax": "import torch\n\n\ndef f(attn_ids, m):\n    return attn_ids.masked_fill(m, -1e9)\n",
 }
+
+
+SAFE = {name: (source + FP16, rewrite) for name, (source, rewrite) in SAFE.items()}
+UNSAFE = {name: source + FP16 for name, source in UNSAFE.items()}
 
 
 def _run(source: str, *args: torch.Tensor) -> Any:
@@ -106,11 +113,12 @@ def test_the_temperature_case_is_why() -> None:
 
 
 def test_every_other_byte_is_kept() -> None:
-    source = "\ufeffimport torch\r\n\r\n\r\ndef f(s, mask):  # keep\r\n    return s.masked_fill(mask, -1e9).softmax(-1)\r\n"
+    source = "\ufeffimport torch\r\n\r\n\r\ndef f(s, mask):  # keep, fp16\r\n    return s.masked_fill(mask, -1e9).softmax(-1)\r\n"
     fixed = fixed_source(source)
     assert fixed == source.replace("-1e9", "torch.finfo(s.dtype).min")
 
 
 def test_a_float32_tensor_is_no_finding() -> None:
     source = "import torch\n\n\ndef f(s, mask):\n    return s.float().masked_fill(mask, -1e9).softmax(-1)\n"
+    source += FP16
     assert check_source(source) == []

@@ -40,7 +40,9 @@ def test_flake8_finds_the_plugin_by_its_entry_point() -> None:
     target = project["entry-points"]["flake8.extension"]["AM"]
     module, name = target.split(":")
     plugin = getattr(importlib.import_module(module), name)
-    source = "import torch\ndef f(scores, mask):\n    return scores.masked_fill(mask, -1e9)\n"
+    source = (
+        "import torch  # fp16\ndef f(scores, mask):\n    return scores.masked_fill(mask, -1e9)\n"
+    )
     found = list(plugin(None, source.splitlines(True), "m.py").run())
     assert [(line, code.split()[0]) for line, _, code, _ in found] == [(3, "AM202")]
     assert list(plugin(None, ["y = torch.softmax(\n"], "bad.py").run()) == []

@@ -462,16 +462,24 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
 }
 
 
+FP16 = "# trained with --fp16\n"
+"""Where a case is about a value float16 cannot hold, both look-alikes say they run in it."""
+
+
+def _in_float16(source: str, codes: list[str]) -> str:
+    return source + FP16 if "AM202" in codes else source
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_wrong_look_alike_is_flagged(name: str) -> None:
     wrong, _right, codes = CASES[name]
-    assert [f.code for f in check_source(HEAD + wrong)] == codes
+    assert [f.code for f in check_source(HEAD + _in_float16(wrong, codes))] == codes
 
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_right_look_alike_is_not(name: str) -> None:
-    _wrong, right, _codes = CASES[name]
-    assert [(f.line, f.code) for f in check_source(HEAD + right)] == []
+    _wrong, right, codes = CASES[name]
+    assert [(f.line, f.code) for f in check_source(HEAD + _in_float16(right, codes))] == []
 
 
 HELPER = """

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from attention.review.interpreter import Hit, Interpreter
-from attention.review.project import Project
+from attention.review.project import NARROW_WORDS, Project
 from attention.review.syntax import (
     NestingError,
     Source,
@@ -144,6 +144,7 @@ def check_tree(
     interpreter = Interpreter(source, project, Path(path) if project is not None else None)
     interpreter.module(source.tree)
     hits: list[Hit] = interpreter.hits + list(interpreter.pending.values())
+    hits = [hit for hit in hits if hit.narrow is None or _runs_in(hit.narrow, source, project)]
     findings = []
     seen: set[tuple[str, int]] = set()
     for hit in hits:
@@ -183,6 +184,28 @@ def check_tree(
         )
     findings.sort(key=lambda f: (f.line, f.column, f.code))
     return findings
+
+
+def _runs_in(dtype: str, source: Source, project: Project | None) -> bool:
+    r"""Whether the module or its tree runs in ``dtype`` (or narrower), as its text says.
+
+    A fill of -1e9 is right in float32 and raises (or overflows to -inf) in float16, so a finding
+    about a value a dtype cannot hold is a claim about the dtype: it is made only where the
+    module, or another module of the checked tree, names that dtype
+    (:data:`~attention.review.project.NARROW_WORDS`: ``torch.float16``, ``.half()``, an ``fp16``
+    option, autocast).  Elsewhere the dtype is unknown and the checker says nothing.
+
+    >>> fill = '''import torch
+    ... def attend(q, k, forbidden):
+    ...     scores = q @ k.transpose(-2, -1)
+    ...     return torch.softmax(scores.masked_fill(forbidden, -1e9), dim=-1)
+    ... '''
+    >>> [f.code for f in check_source(fill)], [f.code for f in check_source(fill + "# --fp16\n")]
+    ([], ['AM202'])
+    """
+    if NARROW_WORDS[dtype].search(source.text) is not None:
+        return True
+    return project is not None and project.runs_in(dtype)
 
 
 def _short(code: str, limit: int = 60) -> str:

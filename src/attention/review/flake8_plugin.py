@@ -8,7 +8,7 @@ flake8 finds it through the ``flake8.extension`` entry point ``AM``.  It reads w
 nested deeper than the checker reads, is one ``AM000`` finding on line 1, with the reason.
 Severity, inferences and row links stay with ``python -m attention.review``.
 
->>> source = "import torch\ndef f(s, mask):\n    return s.masked_fill(mask, -1e9)\n"
+>>> source = "import torch\ndef f(s, mask):  # fp16\n    return s.masked_fill(mask, -1e9)\n"
 >>> [item[:3] for item in Plugin(None, source.splitlines(True), "m.py").run()]
 [(3, 31, 'AM202 `-1e9` does not fit in float16; under autocast or .half() this fill fails')]
 """

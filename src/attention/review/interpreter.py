@@ -51,6 +51,7 @@ from attention.review.provenance import (
 from attention.review.sinks import (
     ADDITIVE_CONVENTIONS,
     ATTENTION_WORDS,
+    BFLOAT16_MAX,
     CONSTRUCTORS,
     CONVENTIONS,
     FLOAT16_MAX,
@@ -99,6 +100,10 @@ class Hit:
     expects: str
     facts: tuple[tuple[str, Origin], ...] = ()
     fix: str | None = None
+    narrow: str | None = None
+    """For a value a dtype cannot hold: the widest dtype that cannot (``"float16"``, or
+    ``"bfloat16"`` for a constant beyond bfloat16's range too); the finding stands only where
+    the code runs in that dtype or a narrower one."""
 
 
 @dataclass(frozen=True)
@@ -351,11 +356,13 @@ class Interpreter:
         expects: str,
         facts: Iterable[tuple[str, Origin]] = (),
         fix: str | None = None,
+        overflows: Const | None = None,
     ) -> Hit:
-        """Record a finding of rule ``code`` at ``node``."""
+        """Record a finding of rule ``code`` at ``node`` (about ``overflows``, a constant)."""
         if isinstance(node, Arg):
             node = node.value
-        found = Hit(code, node, self.code(node), expects, tuple(facts), fix)
+        narrow = None if overflows is None else _narrowest_overflowed(overflows)
+        found = Hit(code, node, self.code(node), expects, tuple(facts), fix, narrow)
         self.hits.append(found)
         return found
 
@@ -1312,6 +1319,7 @@ class Interpreter:
                 "float16's largest magnitude is 65504, so the penalty becomes -inf there (NaN "
                 "for a row with no allowed key)",
                 [(f"the constant {_number(mask.overflow.value)}", mask.overflow.origin)],
+                overflows=mask.overflow,
             )
 
     def penalty(self, mask: Mask, const: Const, node: ast.AST) -> _Any | None:
@@ -1835,6 +1843,7 @@ class Interpreter:
             "65504 (bfloat16's 3.39e38), so where the dtype is narrower the constant becomes "
             "-inf",
             [(f"holds {_number(const.value)}", const.origin)],
+            overflows=const,
         )
 
     def filled(self, node: ast.Call, const: Const, *, silent: bool) -> _Tensor:
@@ -2260,6 +2269,7 @@ class Interpreter:
                     "masked_fill converts the fill to the tensor's dtype: float16's largest "
                     "magnitude is 65504, so this fill raises there (or overflows to -inf)",
                     fix=rewrite if isinstance(target, Scores) else None,
+                    overflows=fill,
                 )
                 if rewrite is not None and not isinstance(target, Scores):
                     # safe only if a softmax reads the filled tensor at once (it is floating
@@ -2329,6 +2339,7 @@ class Interpreter:
                     arg.value,
                     "torch.where gives a Python number the other tensor's dtype: float16's "
                     "largest magnitude is 65504, so this value becomes -inf there",
+                    overflows=value,
                 )
         found = tuple(self.hits[before:])
         if found and not (
@@ -2412,6 +2423,7 @@ class Interpreter:
                 value_node,
                 "an index assignment converts the value to the tensor's dtype: float16's largest "
                 "magnitude is 65504, so this value becomes -inf there",
+                overflows=value,
             )
 
     def attention_context(self, target: _Any | None, mask: _Any | None, node: ast.Call) -> bool:
@@ -2971,6 +2983,11 @@ def _returned(returned: list[_Any | None]) -> _Any | None:
         return None
     value = _shared([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
     return None if isinstance(value, (_Unknown, _Param)) else value
+
+
+def _narrowest_overflowed(const: Const) -> str:
+    """The widest of float16 and bfloat16 that cannot hold ``const``."""
+    return "bfloat16" if abs(const.value) > BFLOAT16_MAX else "float16"
 
 
 def _overflows_float16(const: Const) -> bool:

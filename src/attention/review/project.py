@@ -15,6 +15,12 @@ The bound, so the cost and the guesswork stay small:
   file's own folder), by its dotted path (``a/b.py`` or ``a/b/__init__.py``), never in
   site-packages.
 
+The tree also answers one question about itself: whether it runs in float16 (or bfloat16)
+anywhere (:meth:`Project.runs_in`), which a fill beyond that dtype's range needs before it is
+reported (AM202).  Its modules are searched for :data:`NARROW_WORDS` until the first is
+found, at most :data:`MAX_SCANNED_MODULES` of them, skipping hidden folders, ``site-packages``
+and ``node_modules`` (a virtual environment inside the tree is not the tree's code).
+
 >>> project = Project(Path("."))
 >>> project.module_file(Path("pkg/sub/mod.py"), "", 0) is None
 True
@@ -23,7 +29,9 @@ True
 from __future__ import annotations
 
 import ast
+import os
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +45,24 @@ MAX_MODULE_BYTES = 2_000_000
 MASK_WORDS = re.compile(r"mask|tril|triu|finfo|causal|padd|-inf|\binf\b|\.cat\(|concat\(")
 """A helper is read only if its text names one of these: what it returns may be a mask (or
 keys with a cache prepended); the others cannot change a finding and are not worth a parse."""
+NARROW_WORDS = {
+    "float16": re.compile(
+        r"(?<![bB])float16|\.half\(|torch\.half\b|fp16|autocast|torch\.(?:cuda\.)?amp\b"
+        r"|GradScaler",
+        re.IGNORECASE,
+    ),
+    "bfloat16": re.compile(
+        r"float16|\.half\(|torch\.half\b|[fb]f16|autocast|torch\.(?:cuda\.)?amp\b|GradScaler",
+        re.IGNORECASE,
+    ),
+}
+"""Text that says code runs in a dtype at most as wide as the key's, float16: the dtype (not
+bfloat16, whose range holds -1e9), ``.half()``, an ``fp16`` option, autocast and its gradient
+scaler; bfloat16: the same or bfloat16 / ``bf16``.  A comment counts: it is the author saying
+so."""
+MAX_SCANNED_MODULES = 20_000
+"""At most this many modules are searched for :data:`NARROW_WORDS` in one tree."""
+_NOT_THE_TREE = frozenset({"site-packages", "node_modules", "__pycache__"})
 
 
 @dataclass
@@ -51,6 +77,22 @@ class Project:
     readers: dict[Path, Any] = field(default_factory=dict)
     """Each module's interpreter, once it has read the module (kept by the interpreter)."""
     _resolved: dict[Path, Path] = field(default_factory=dict)
+    _runs_in: dict[str, bool] = field(default_factory=dict)
+
+    def runs_in(self, dtype: str) -> bool:
+        """Whether any module of the tree names ``dtype`` (:data:`NARROW_WORDS`); asked once.
+
+        >>> words = NARROW_WORDS["float16"]
+        >>> [bool(words.search(text)) for text in ("x.half()", "--fp16", "torch.bfloat16")]
+        [True, True, False]
+        """
+        if dtype not in self._runs_in:
+            words = NARROW_WORDS[dtype]
+            self._runs_in[dtype] = any(
+                text is not None and words.search(text) is not None
+                for text in map(_read, _modules(self.resolve(self.root)))
+            )
+        return self._runs_in[dtype]
 
     def resolve(self, path: Path) -> Path:
         """``path.resolve()``, asked of the file system once per path and run."""
@@ -112,6 +154,21 @@ class Project:
             return False
         end = _MARGIN.search(text, found.end())
         return MASK_WORDS.search(text, found.start(), end.start() if end else len(text)) is not None
+
+
+def _modules(root: Path) -> Iterator[Path]:
+    """The tree's ``.py`` files, at most :data:`MAX_SCANNED_MODULES`, none in hidden folders."""
+    count = 0
+    for folder, folders, names in os.walk(root):
+        folders[:] = sorted(
+            name for name in folders if not name.startswith(".") and name not in _NOT_THE_TREE
+        )
+        for name in sorted(names):
+            if name.endswith(".py"):
+                yield Path(folder, name)
+                count += 1
+                if count >= MAX_SCANNED_MODULES:
+                    return
 
 
 def _existing(base: Path, parts: list[str]) -> Path | None:

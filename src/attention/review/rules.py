@@ -188,18 +188,22 @@ RULES: tuple[Rule, ...] = (
         "warning",
         ("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
         "A finite fill such as -1e9 is beyond float16's range (65504): masked_fill raises "
-        "there, and an additive mask overflows to -inf (NaN for a row with no allowed key).",
+        "there, and an additive mask overflows to -inf (NaN for a row with no allowed key).  "
+        "Only in code that runs in float16 (the module or its tree names float16, `.half()`, "
+        "`fp16` or autocast): in float32 the fill is right.",
         "`{subject}` does not fit in float16; under autocast or .half() this fill fails",
         "Use the dtype's own limit, `torch.finfo(scores.dtype).min` (`--fix` rewrites it), or "
         "float('-inf') with a guard for rows with no allowed key.",
         "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
-        + _SCORES
-        + "    scores = scores.masked_fill(forbidden, -1e9)\n"
-        "    return torch.softmax(scores, dim=-1) @ v\n",
+        '    with torch.autocast("cuda", dtype=torch.float16):\n'
+        "    " + _SCORES + "        scores = scores.masked_fill(forbidden, -1e9)\n"
+        "        return torch.softmax(scores, dim=-1) @ v\n",
         "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        '    with torch.autocast("cuda", dtype=torch.float16):\n'
+        "    "
         + _SCORES
-        + "    scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)\n"
-        "    return torch.softmax(scores, dim=-1) @ v\n",
+        + "        scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)\n"
+        "        return torch.softmax(scores, dim=-1) @ v\n",
         fixable=True,
     ),
     Rule(

@@ -145,6 +145,8 @@ SCALE_WORDS = ("scale", "scaling", "sqrt", "temperature", "norm_factor")
 PENALTY = -1e3
 """A fill at or below this is a penalty meant to forbid (−inf, finfo.min, −1e9, −1e4)."""
 FLOAT16_MAX = 65504.0
+BFLOAT16_MAX = 3.3895313892515355e38
+"""``torch.finfo(torch.bfloat16).max``: finfo(float32).min does not fit it."""
 ATTENTION_WORDS = ("mask", "attn", "attention", "score", "logit", "energy", "sim")
 """A fill of a tensor whose expression names none of these is not shown to be about attention."""
 NOT_ZEROING = -10.0
