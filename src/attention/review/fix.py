@@ -5,12 +5,12 @@ becomes ``torch.finfo(<tensor>.dtype).min``.  In float32 and wider both fills gi
 the weight 0, so a program that was right stays right; in float16 the old fill raised.  Every
 other fix changes what a correct program computes in some case, so it stays text in the message.
 
->>> source = "import torch\ndef f(s, mask):  # fp16\n    return s.masked_fill(mask, -1e9).softmax(-1)\n"
->>> print(fixed_source(source))
-import torch
-def f(s, mask):  # fp16
+>>> source = ("import torch  # fp16\ndef f(s, mask):\n"
+...           "    return s.masked_fill(mask, -1e9).softmax(-1)\n")
+>>> print(fixed_source(source), end="")
+import torch  # fp16
+def f(s, mask):
     return s.masked_fill(mask, torch.finfo(s.dtype).min).softmax(-1)
-<BLANKLINE>
 """
 
 from __future__ import annotations

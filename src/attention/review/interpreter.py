@@ -154,6 +154,18 @@ class _Partial:
 
 
 @dataclass(frozen=True)
+class _Layers:
+    """``nn.ModuleList(nn.MultiheadAttention(...) for _ in range(n))``: modules of one kind.
+
+    Iterating over it (``for attn in self.layers``) or indexing it (``self.layers[i]``) gives that
+    module, so its calls are checked as the module's own.
+    """
+
+    origin: Origin
+    module: Module
+
+
+@dataclass(frozen=True)
 class _Tuple:
     """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
 
@@ -251,6 +263,7 @@ _Any = (
     | _Instance
     | _Tuple
     | _Partial
+    | _Layers
     | _Unknown
     | _Param
     | _NoneValue
@@ -486,9 +499,10 @@ class Interpreter:
         elif isinstance(node, ast.If):
             self.if_statement(node)
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
-            self.ev(node.test if isinstance(node, ast.While) else node.iter)
+            iterated = self.ev(node.test if isinstance(node, ast.While) else node.iter)
             if not isinstance(node, ast.While):
-                self.bind(node.target, None)
+                layer = iterated.module if isinstance(iterated, _Layers) else None
+                self.bind(node.target, layer)
             self.branches([self.block(node.body)], exhaustive=False)
             if self.loops < 2:
                 # a second pass sees what the first one left (`k = torch.cat([k, new])`)
@@ -1091,6 +1105,8 @@ class Interpreter:
             return named.but(batch=True) if named is not None else None
         if isinstance(base, Scores):
             return base
+        if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
+            return base.module
         if isinstance(base, _Tensor) and base.dtype is not None:
             # an integer tensor stays one, whatever is indexed
             return _Tensor(Origin(node, ""), base.dtype, base.wide)
@@ -1415,6 +1431,7 @@ class Interpreter:
                 and isinstance(func.value, ast.Name)
                 and func.value.id == "self"
             )
+            or isinstance(func, ast.Subscript)  # self.layers[i](...)
         ):
             callee = self.ev(func)
             if isinstance(callee, Module):
@@ -1509,6 +1526,8 @@ class Interpreter:
             return Module("softmax", False, origin, dim=dim, implicit=arg is None)
         if short in MODULES and qualified and qualified.startswith("torch.nn"):
             return self.construct(MODULES[short], node, values)
+        if short == "ModuleList" and qualified and qualified.startswith("torch.nn") and args:
+            return self.layers_of(args[0].value, origin)
         if qualified == "torch.nn.Embedding":
             return Module("embedding", False, origin)
         if qualified in ("torch.nn.Linear", "torch.nn.LazyLinear"):
@@ -1872,6 +1891,30 @@ class Interpreter:
             if arg.keyword is None and arg.star == "" and index == position:
                 return arg, values[index]
         return None, None
+
+    def layers_of(self, node: ast.AST, origin: Origin) -> _Layers | None:
+        """The one kind of module a ``ModuleList``'s argument holds.
+
+        A comprehension's element, or a list or tuple whose elements are all that module (the
+        same kind and layout).
+        """
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+            elements = [node.elt]
+        elif isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+            elements = list(node.elts)
+        else:
+            return None
+        modules = [self.ev(element) for element in elements]
+        first = modules[0]
+        if not isinstance(first, Module) or first.kind not in MODULE_MASKS:
+            return None
+        if any(
+            not isinstance(other, Module)
+            or (other.kind, other.batch_first) != (first.kind, first.batch_first)
+            for other in modules[1:]
+        ):
+            return None
+        return _Layers(origin, first)
 
     def construct(self, kind: str, node: ast.Call, values: list[_Any | None]) -> Module:
         """A constructed ``nn.MultiheadAttention`` / ``nn.Transformer*`` module."""
