@@ -822,7 +822,9 @@ class Interpreter:
     ) -> _Any | None:
         """``layer(x)`` / ``layer.forward(x)`` of a class of this module, read with its values.
 
-        The method is read again with the caller's values, in the class's own attributes.
+        The method is read again with the caller's values, in the class's own attributes; where
+        the call passes nothing the checker knows, what the method returns with its parameters
+        unknown (its summary: softmax weights, a mask it builds).
         """
         state = self.class_state.get(id(instance.cls))
         if state is None:
@@ -836,11 +838,13 @@ class Interpreter:
         self.classes.append(instance.cls)
         try:
             read, value = self.specialise(function, node, values, method=True)
+            if not read:
+                value = self.summary(function)
         finally:
             self.attributes.pop()
             self.methods.pop()
             self.classes.pop()
-        return value if read else None
+        return value
 
     def relocated(
         self, hit: Hit, function: _Function, carried: Sequence[tuple[Arg, _Any | None]]
@@ -1447,7 +1451,9 @@ class Interpreter:
                 return value if read else None
             if isinstance(callee, _Instance):
                 value = self.instance_call(callee, "forward", node, values)
-                if value is None and "norm" in (method or "").lower():
+                if "norm" in (method or "").lower() and not isinstance(
+                    value, (Mask, Scores, Weights)
+                ):
                     # q = self.q_norm(q): a normalised query carries its own (learned) scale
                     return _ScaledTensor(origin)
                 return value
