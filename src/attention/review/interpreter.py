@@ -2301,6 +2301,15 @@ class Interpreter:
                 return target
             return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
         if not isinstance(fill, Const):
+            held = fill.holds if isinstance(fill, _Tensor) else None
+            if (
+                isinstance(mask, Mask)
+                and held is not None
+                and (held.value <= PENALTY or held.finfo)
+            ):
+                # a tensor of one penalty (`torch.tensor(-1e5)`, a registered buffer) fills as
+                # the number does: masked_fill takes a 0-dim tensor only
+                self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
             return _masked(target)
         fill_arg = args[1]
         before = len(self.hits)
@@ -2564,6 +2573,18 @@ class Interpreter:
         origin = Origin(node, f"{name}(…, diagonal={diagonal})")
         return Mask("mask", origin, dtype=dtype, true_set=triangle, triangle_at=origin)
 
+    def diagonal_argument(self, node: ast.AST) -> ast.AST | None:
+        """The ``diagonal`` argument of a ``tril`` / ``triu`` call, where it is written."""
+        if not isinstance(node, ast.Call):
+            return None
+        args = self.args(node)
+        positional = [arg for arg in args if arg.keyword is None and not arg.star]
+        first = 1 if self.qualname(node.func) is not None else 0  # torch.triu(x, d) / x.triu(d)
+        for arg in args:
+            if arg.keyword == "diagonal":
+                return arg.value
+        return positional[first].value if len(positional) > first else None
+
     def alignment_check(
         self, node: ast.AST, rows: _Dim, columns: _Dim, diagonal: int, *, lower: bool
     ) -> None:
@@ -2707,6 +2728,9 @@ class Interpreter:
                 # built, which is what needs changing
                 reads = f"{reads} (`{self.sink_text(node)}`)"
                 node = mask.triangle_at.node
+                if allowed.lower == CAUSAL.lower:
+                    # the right triangle on the wrong diagonal: the diagonal is what to change
+                    node = self.diagonal_argument(node) or node
             self.hit(
                 "AM303",
                 node,
