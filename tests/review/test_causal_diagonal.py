@@ -59,3 +59,49 @@ def test_a_positional_diagonal_is_found_too(call: str, line: int) -> None:
     assert [(f.line, f.code) for f in found] == [(line, "AM303")]
     column = source.splitlines()[line - 1].index("0)") + 1
     assert found[0].column == column
+
+
+INDICES = """import torch
+
+
+def self_attention(x):
+    _b, t, k = x.size()
+    dot = torch.bmm(x, x.transpose(1, 2)) / k ** 0.5  # (b, t, t)
+    {indices}
+    {fill}
+    return torch.softmax(dot, dim=2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("indices", "fill"),
+    [
+        (
+            "indices = torch.triu_indices(t, t, offset=0)",
+            'dot[:, indices[0], indices[1]] = float("-inf")',
+        ),
+        ("rows, cols = torch.triu_indices(t, t, 0)", 'dot[..., rows, cols] = float("-inf")'),
+        ("rows, cols = torch.tril_indices(t, t, 0)", 'dot[:, cols, rows] = float("-inf")'),
+    ],
+    ids=["subscripted", "unpacked", "transposed"],
+)
+def test_a_future_mask_from_triangle_indices_is_found_at_its_offset(
+    indices: str, fill: str
+) -> None:
+    found = check_source(INDICES.format(indices=indices, fill=fill))
+    assert [(f.line, f.code) for f in found] == [(7, "AM303")]
+    right = indices.replace("offset=0", "offset=1").replace(", 0)", ", 1)")
+    if "tril" in right:
+        right = indices.replace(", 0)", ", -1)")
+    assert check_source(INDICES.format(indices=right, fill=fill)) == []
+
+
+def test_the_indices_claim_on_torch() -> None:
+    dot = torch.zeros(1, 3, 3)
+    rows, cols = torch.triu_indices(3, 3, offset=0)
+    dot[:, rows, cols] = float("-inf")
+    assert torch.softmax(dot, dim=2)[0, 0].isnan().all()
+    rows, cols = torch.triu_indices(3, 3, offset=1)
+    dot = torch.zeros(1, 3, 3)
+    dot[:, rows, cols] = float("-inf")
+    assert torch.softmax(dot, dim=2).isfinite().all()

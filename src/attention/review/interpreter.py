@@ -166,6 +166,15 @@ class _Layers:
 
 
 @dataclass(frozen=True)
+class _TriangleIndex:
+    """``torch.triu_indices(L, S, offset)[axis]``: the rows (0) or columns (1) of a triangle."""
+
+    origin: Origin
+    triangle: Triangle
+    axis: int
+
+
+@dataclass(frozen=True)
 class _Tuple:
     """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
 
@@ -264,6 +273,7 @@ _Any = (
     | _Tuple
     | _Partial
     | _Layers
+    | _TriangleIndex
     | _Unknown
     | _Param
     | _NoneValue
@@ -1111,6 +1121,11 @@ class Interpreter:
             return base
         if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
             return base.module
+        if isinstance(base, _Tuple):
+            position = int_literal(node.slice)
+            if position is not None and -len(base.values) <= position < len(base.values):
+                return base.values[position]  # type: ignore[return-value]
+            return None
         if isinstance(base, _Tensor) and base.dtype is not None:
             # an integer tensor stays one, whatever is indexed
             return _Tensor(Origin(node, ""), base.dtype, base.wide)
@@ -1555,6 +1570,8 @@ class Interpreter:
             return self.masked_fill(node, receiver, filled, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
+        if qualified in ("torch.triu_indices", "torch.tril_indices"):
+            return self.triangle_indices(node, qualified.endswith("tril_indices"))
         if method in ("float", "double") and not args and not isinstance(receiver, (Mask, Scores)):
             # float32 (or float64) by construction: a fill of -1e9 fits there
             return _Tensor(origin, "float", wide=True)
@@ -2460,6 +2477,14 @@ class Interpreter:
             # mask, whatever its entries mean
             self.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
             return
+        triangle = self.indexed_triangle(index)
+        if triangle is not None and (value.value <= PENALTY or value.finfo):
+            self.penalty_sink(
+                triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
+            )
+            if isinstance(base, Scores) and isinstance(target.value, ast.Name):
+                self.bind(target.value, dataclasses.replace(base, masked=True))
+            return
         if isinstance(index, (ast.Tuple, ast.Slice)):
             return
         if (
@@ -2574,16 +2599,60 @@ class Interpreter:
         return Mask("mask", origin, dtype=dtype, true_set=triangle, triangle_at=origin)
 
     def diagonal_argument(self, node: ast.AST) -> ast.AST | None:
-        """The ``diagonal`` argument of a ``tril`` / ``triu`` call, where it is written."""
+        """The diagonal argument of a ``tril`` / ``triu`` / ``tri*_indices`` call, if written."""
         if not isinstance(node, ast.Call):
             return None
         args = self.args(node)
         positional = [arg for arg in args if arg.keyword is None and not arg.star]
-        first = 1 if self.qualname(node.func) is not None else 0  # torch.triu(x, d) / x.triu(d)
+        qualified = self.qualname(node.func) or ""
+        keyword, first = "diagonal", 1 if qualified else 0  # torch.triu(x, d) / x.triu(d)
+        if qualified.endswith("_indices"):
+            keyword, first = "offset", 2  # torch.triu_indices(L, S, offset)
         for arg in args:
-            if arg.keyword == "diagonal":
+            if arg.keyword == keyword:
                 return arg.value
         return positional[first].value if len(positional) > first else None
+
+    def triangle_indices(self, node: ast.Call, lower: bool) -> _Tuple | None:
+        """``torch.triu_indices(L, S, offset)``: the rows and the columns of a triangle."""
+        offset: int | None = 0
+        for index, arg in enumerate(self.args(node)):
+            if arg.keyword == "offset" or (arg.keyword is None and index == 2):
+                offset = int_literal(arg.value)
+        if offset is None:
+            return None
+        origin = Origin(node, f"{'tril' if lower else 'triu'}_indices(…, offset={offset})")
+        triangle = Triangle(lower=lower, diagonal=offset)
+        return _Tuple(
+            origin, (_TriangleIndex(origin, triangle, 0), _TriangleIndex(origin, triangle, 1))
+        )
+
+    def indexed_triangle(self, index: ast.AST) -> Mask | None:
+        """``x[..., rows, cols]`` with a triangle's rows and columns: that triangle as a mask."""
+        if not isinstance(index, ast.Tuple) or len(index.elts) < 2:
+            return None
+        *leading, rows_node, cols_node = index.elts
+        if not all(
+            (
+                isinstance(element, ast.Slice)
+                and element.lower is element.upper is element.step is None
+            )
+            or (isinstance(element, ast.Constant) and element.value is Ellipsis)
+            for element in leading
+        ):
+            return None
+        rows, cols = self.ev(rows_node), self.ev(cols_node)
+        if not (
+            isinstance(rows, _TriangleIndex)
+            and isinstance(cols, _TriangleIndex)
+            and rows.origin.node is cols.origin.node
+            and {rows.axis, cols.axis} == {0, 1}
+        ):
+            return None
+        triangle = rows.triangle
+        if rows.axis == 1:  # x[..., cols, rows]: the transposed triangle
+            triangle = Triangle(not triangle.lower, -triangle.diagonal)
+        return Mask("mask", rows.origin, dtype="bool", true_set=triangle, triangle_at=rows.origin)
 
     def alignment_check(
         self, node: ast.AST, rows: _Dim, columns: _Dim, diagonal: int, *, lower: bool
