@@ -221,4 +221,17 @@ AW217 uniform-softmax: softmax over dim 1 (size 2) of scores [1, 2, 3] (torch.fl
 tensor([[[0.5000, 0.5000, 0.5000],
          [0.5000, 0.5000, 0.5000]]])
 """,
+    "AW218": _HEAD
+    + """\
+>>> embed = torch.nn.Embedding(10, 4, padding_idx=0)
+>>> mha = torch.nn.MultiheadAttention(4, 1)                 # reads [L, B, E]
+>>> ids = torch.tensor([[5, 6, 0], [7, 8, 9], [5, 0, 0], [6, 7, 0]])   # [B, T], padded
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     x = embed(ids)                                      # [B, T, E]
+...     out, weights = mha(x, x, x)
+>>> print(seen.findings[0].headline)
+AW218 batch-first-input: query [4, 3, 4] is laid out as the token ids [4, 3] it was embedded from, whose padding (index 0) runs along dim 1 in every item: dim 0 holds 4 batch items, which the call reads as a sequence of 4 positions
+>>> weights.shape                                           # [T, B, B]: items attend to items
+torch.Size([3, 4, 4])
+""",
 }

@@ -7,7 +7,9 @@ inference paths ``torch._native_multi_head_attention`` and ``torch._transformer_
 with the nested-tensor conversion ``torch._nested_tensor_from_mask``, and, through
 ``BlockMask.as_tuple``, every ``flex_attention`` call with its ``BlockMask``; for hand-written
 attention, the softmaxes, the masked fills, the additions and subtractions of a mask and the
-products ``q @ kᵀ`` (and their scaling by a number).  It looks at the mask values, reports what
+products ``q @ kᵀ`` (and their scaling by a number); and ``F.embedding``, to keep the token ids
+last embedded with a padding index, whose padding shows whether a sequence-first module's input
+is batch first.  It looks at the mask values, reports what
 the rules of :mod:`attention.review.watch_rules` flag, and calls the original function with the
 original arguments: the results are the ones of an unwatched run.  Every other torch call runs
 untouched, so the watch costs a few microseconds per attention call.
@@ -76,6 +78,7 @@ _SDPA = "torch.nn.functional.scaled_dot_product_attention"
 _MHA = "torch.nn.MultiheadAttention"
 _ENCODER = "torch.nn.TransformerEncoderLayer"
 _FLEX = "torch.nn.attention.flex_attention.flex_attention"
+_MHA_FORWARD = F.multi_head_attention_forward  # the function, as imported (before any watch)
 
 _RETURNS = {
     "zeros": "a row of zeros",
@@ -1763,6 +1766,8 @@ def _entry_point(original: Any) -> Callable[..., Any]:
             check = _CHECKS.get(original)
             if check is not None:
                 read = owner._see(original, check, args, kwargs)
+            if original is _MHA_FORWARD and "tokens" in _LOCAL.__dict__:
+                owner._run(lambda: _batch_first_input(args, kwargs))
         _LOCAL.busy = True  # what this call runs inside (an SDPA, a softmax) is not checked again
         try:
             out = original(*args, **kwargs)
@@ -1789,6 +1794,98 @@ def _as_tuple_watched(original: Callable[..., Any]) -> Callable[..., Any]:
     return as_tuple
 
 
+# -- a batch-first input to a sequence-first module (AW218) --------------------------------------
+# nn.MultiheadAttention built without batch_first=True reads [L, B, E]; given [B, L, E] it raises
+# nothing and attends across the batch.  The values show it only where token ids do: the last ids
+# embedded with a padding index (F.embedding, which nn.Embedding calls) are kept, and where a
+# query has exactly their shape [B, L] (B != L) and their padding runs along dim 1 in every item
+# but not along dim 0, dim 0 of the query is the batch.
+
+_LAYOUTS: dict[int, Any] = {}  # id(ids) -> (ref, version, layout)
+
+
+def _embedding_watched(original: Callable[..., Any]) -> Callable[..., Any]:
+    """``F.embedding``: keep a reference to token ids embedded with a padding index.
+
+    Only a reference is kept (a few hundred nanoseconds): the ids are looked at only where a
+    sequence-first attention call gets a query of their shape.
+    """
+
+    @functools.wraps(original)
+    def embedding(
+        input: Any, weight: Any, padding_idx: Any = None, *args: Any, **kwargs: Any
+    ) -> Any:
+        if (
+            padding_idx is not None
+            and _active() is not None
+            and isinstance(input, Tensor)
+            and not torch.compiler.is_compiling()
+        ):
+            _LOCAL.tokens = (weakref.ref(input), padding_idx, weight)
+        return original(input, weight, padding_idx, *args, **kwargs)
+
+    return embedding
+
+
+def _padded_at_one_end(padded: Tensor) -> bool:
+    """Whether every row's padding is one run at its end, or every row's one run at its start."""
+    ones = padded.to(torch.uint8)
+    flipped = ones.flip(-1)
+    return bool((ones.cummax(-1).values == ones).all()) or bool(
+        (flipped.cummax(-1).values == flipped).all()
+    )
+
+
+def _token_layout(ids: Tensor, padding_idx: int) -> str | None:
+    """Which axis of ``[d0, d1]`` token ids runs along the sequence, as their padding shows.
+
+    ``"batch-first"`` where every row's padding is a run at one end of dim 1 (the same end for
+    every row) and the columns' is not so along dim 0; ``"sequence-first"`` the reverse; None
+    where there is no padding, or where both readings fit (a batch sorted by length).
+
+    >>> ids = torch.tensor([[5, 6, 7, 0, 0], [5, 6, 7, 8, 9], [5, 6, 7, 8, 0]])  # [B, T]
+    >>> _token_layout(ids, 0), _token_layout(ids.t(), 0)
+    ('batch-first', 'sequence-first')
+    >>> _token_layout(torch.tensor([[5, 6, 7, 8, 9], [5, 6, 7, 0, 0]]), 0) is None  # sorted
+    True
+    """
+    padded = ids == padding_idx
+    if not bool(padded.any()) or bool(padded.all()):
+        return None
+    rows, columns = _padded_at_one_end(padded), _padded_at_one_end(padded.t())
+    if rows != columns:
+        return "batch-first" if rows else "sequence-first"
+    return None
+
+
+def _batch_first_input(args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[_Seen]:
+    """AW218: the query of a sequence-first call laid out as the token ids, batch first."""
+    remembered = _LOCAL.__dict__.get("tokens")
+    query = _arg(args, kwargs, 0, "query")
+    if remembered is None or not isinstance(query, Tensor) or query.dim() != 3:
+        return []
+    ref, pad, weight = remembered
+    ids = ref()
+    if ids is None or ids.dim() != 2:
+        return []
+    pad = int(pad) % int(weight.shape[0]) if isinstance(weight, Tensor) else int(pad)
+    batch, length = (int(n) for n in ids.shape)
+    if batch == length or (int(query.shape[0]), int(query.shape[1])) != (batch, length):
+        return []
+    entry = _looked_up(_LAYOUTS, ids)
+    if entry is None or entry[1] != ids._version:
+        _remember(_LAYOUTS, ids, (ids._version, _token_layout(ids, pad)))
+        entry = _looked_up(_LAYOUTS, ids)
+    if entry[2] != "batch-first":
+        return []
+    seen = (
+        f"query {_shape(query)} is laid out as the token ids {_shape(ids)} it was embedded from, "
+        f"whose padding (index {pad}) runs along dim 1 in every item: dim 0 holds {batch} "
+        f"batch items, which the call reads as a sequence of {batch} positions"
+    )
+    return [_Seen("AW218", _MHA, seen, ())]
+
+
 def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
     """(owner, attribute, how to wrap it): every place the watch sits."""
     targets: list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]] = [
@@ -1798,6 +1895,7 @@ def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
         (torch, "_transformer_encoder_layer_fwd", _entry_point),
         (torch, "_nested_tensor_from_mask", _entry_point),
         (F, "_canonical_mask", _canonical_mask_watched),
+        (F, "embedding", _embedding_watched),
         *_softmax_targets(),
     ]
     try:
@@ -1838,6 +1936,8 @@ def _uninstall() -> None:
         _FILL_FACTS_BY_BYTES.clear()
         for table in (_BYTES, _FILLS, _FACTS, _FACTS_SUBTRACTED, _FILL_FACTS, _PRODUCTS, _VALUES):
             table.clear()
+        _LAYOUTS.clear()
+        _LOCAL.__dict__.pop("tokens", None)
 
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep

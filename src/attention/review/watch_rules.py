@@ -20,6 +20,7 @@ __all__ = [
     "RULES",
     "AttentionWatchError",
     "AttentionWatchWarning",
+    "BatchFirstInputWarning",
     "CausalAlignmentWarning",
     "CausalShapeWarning",
     "FullyMaskedRowWarning",
@@ -107,6 +108,10 @@ class HiddenKeyNanWarning(AttentionWatchWarning):
 
 class QueryAxisSoftmaxWarning(AttentionWatchWarning):
     """A softmax over the queries' axis of q @ kᵀ self-attention scores (AW216)."""
+
+
+class BatchFirstInputWarning(AttentionWatchWarning):
+    """A batch-first input given to a sequence-first nn.MultiheadAttention (AW218)."""
 
 
 class UniformSoftmaxWarning(AttentionWatchWarning):
@@ -408,6 +413,22 @@ _VALUE_RULES = (
             "and check that its inputs differ along it"
         ),
         warning=UniformSoftmaxWarning,
+    ),
+    WatchRule(
+        code="AW218",
+        name="batch-first-input",
+        rows=(),
+        message=(
+            "nn.MultiheadAttention (or an nn.Transformer layer) built without batch_first=True "
+            "reads [L, B, E]; its input has the layout of the token ids it was embedded from, "
+            "batch first, as their padding shows, so the batch items are attended as positions "
+            "of one sequence"
+        ),
+        fix=(
+            "build the module with batch_first=True, or give it input.transpose(0, 1); the "
+            "watch sees this only where token ids embedded with a padding index show the layout"
+        ),
+        warning=BatchFirstInputWarning,
     ),
 )
 
