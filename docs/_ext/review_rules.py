@@ -122,8 +122,9 @@ def _labels() -> dict[str, str]:
             "rewrite could change what a correct program computes."
         ),
         "no_rows": _(
-            "No row of the mask-semantics table: the mistake is in the arithmetic of attention, "
-            "which the lesson teaches, not in an API's mask convention."
+            "No row of the mask-semantics table: the mistake is not in how an API reads a mask, "
+            "but in the attention computed around it, which the lesson teaches, or in the layout "
+            "of its inputs."
         ),
         # Translators: {line} is a line number of the wrong example
         "inline": _(
