@@ -201,6 +201,8 @@ class _Tensor:
     ``sizes``: its sizes, where the code shows them (``torch.ones(q_len, kv_len)``,
     ``torch.randn(1, 2, 5, 8)``); ``open``: the rank is not known, only the sizes at the
     ``"end"`` (an ``nn.Linear``'s output) or at the ``"start"`` (an ``nn.Conv1d``'s).
+    ``zero_one``: made by ``torch.zeros`` / ``torch.ones`` (and their ``_like``), so every entry
+    is 0 or 1: on a path where no entry was set, still a 0/1 mask.
     """
 
     origin: Origin
@@ -209,6 +211,7 @@ class _Tensor:
     holds: Const | None = None
     sizes: tuple[_Dim, ...] | None = None
     open: str | None = None
+    zero_one: bool = False
 
 
 @dataclass(frozen=True)
@@ -1739,7 +1742,10 @@ class Interpreter:
             sizes = None if like else self.sizes(node, values)
             if like and values and isinstance(values[0], _Tensor):
                 sizes = values[0].sizes
-            return _Tensor(origin, self.created_dtype(node, like=like), sizes=sizes)
+            zero_one = short in ("zeros", "ones", "zeros_like", "ones_like")
+            return _Tensor(
+                origin, self.created_dtype(node, like=like), sizes=sizes, zero_one=zero_one
+            )
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
             width = (
@@ -3215,6 +3221,19 @@ def _float32(func: ast.AST) -> bool:
     return isinstance(inner, ast.Attribute) and inner.attr in ("float", "double")
 
 
+def _ones_set_or_not(values: Sequence[object]) -> bool:
+    """One 0/1 mask of unknown meaning on some paths, the 0/1 tensor it was set in on the rest."""
+    masks = [value for value in values if isinstance(value, Mask)]
+    return (
+        bool(masks)
+        and all(
+            isinstance(value, Mask) or (isinstance(value, _Tensor) and value.zero_one)
+            for value in values
+        )
+        and all(_zero_one(mask) and mask.meaning is None and mask == masks[0] for mask in masks)
+    )
+
+
 def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
     """What the states agree on, name by name; a name they disagree on is UNKNOWN.
 
@@ -3236,6 +3255,9 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
             isinstance(value, Mask) and value.but(origin=first.origin) == first for value in values
         ):
             joined[name] = first
+        elif _ones_set_or_not(values):
+            # torch.zeros(...) with ones set in a loop that may not run: a 0/1 mask either way
+            joined[name] = next(value for value in values if isinstance(value, Mask))
         elif any(isinstance(value, KeyCat) for value in values):
             cat = next(value for value in values if isinstance(value, KeyCat))
             joined[name] = dataclasses.replace(
