@@ -49,3 +49,20 @@ def test_the_claim_on_torch() -> None:
     batch_mask[:, :2] = 1  # the third key belongs to another graph
     weights = torch.softmax(scores * batch_mask, dim=-1)
     assert weights[0, 2] > 0.05  # a zero score, not -inf: the other graph's node keeps 9 %
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        'batch_mask[:, -1] = float("-inf")',
+        'batch_mask.fill_(float("-inf"))',
+        "batch_mask.add_(query.sum())",
+        "batch_mask[0] = 2",
+    ],
+)
+def test_a_tensor_changed_to_other_numbers_is_no_longer_zeros_and_ones(changed: str) -> None:
+    # on the path where the loop does not run it holds -inf or 2: the product is no 0/1 fill
+    source = HEAD.format(made="zeros", use=WRONG).replace(
+        "    for i in range", f"    {changed}\n    for i in range"
+    )
+    assert [f.code for f in check_source(source)] == []

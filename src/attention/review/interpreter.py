@@ -474,6 +474,12 @@ class Interpreter:
             ):
                 # `x.masked_fill_(m, -inf)`: x is what the in-place call made of it
                 self.bind(call.func.value, value)
+            elif (
+                isinstance(call, ast.Call)
+                and isinstance(call.func, ast.Attribute)
+                and call.func.attr.endswith("_")
+            ):
+                self.not_zero_one(call.func.value)
         elif isinstance(node, ast.Return):
             if node.value is not None:
                 value = self.ev(node.value)
@@ -2466,9 +2472,18 @@ class Interpreter:
         if isinstance(node, ast.Name) and not isinstance(self.lookup(node.id), Mask):
             self.scopes[-1][node.id] = Mask("mask", Origin(node, "masked_fill's mask"), "bool")
 
+    def not_zero_one(self, node: ast.AST) -> None:
+        """A tensor of zeros or ones changed in place to what may be other numbers."""
+        if isinstance(node, ast.Name):
+            found = self.lookup(node.id)
+            if isinstance(found, _Tensor) and found.zero_one:
+                self.scopes[-1][node.id] = dataclasses.replace(found, zero_one=False)
+
     def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
+        if not (isinstance(value, Const) and value.value in (0.0, 1.0)):
+            self.not_zero_one(target.value)
         if not isinstance(value, Const):
             return
         base = self.ev(target.value)
