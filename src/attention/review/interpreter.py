@@ -2581,15 +2581,10 @@ class Interpreter:
         lower = (qualified or "").endswith("tril") or (
             isinstance(func, ast.Attribute) and func.attr.startswith("tril")
         )
-        args = self.args(node)
         source = receiver
         if qualified is not None:
             source = values[0] if values else None
-            args = args[1:]
-        diagonal: int | None = 0
-        for index, arg in enumerate(args):
-            if (arg.keyword is None and index == 0) or arg.keyword == "diagonal":
-                diagonal = int_literal(arg.value)
+        diagonal = self.diagonal_of(node)
         if diagonal is None:
             return None
         dtype = source.dtype if isinstance(source, _Tensor) else None
@@ -2634,12 +2629,14 @@ class Interpreter:
                 return arg.value
         return positional[first].value if len(positional) > first else None
 
+    def diagonal_of(self, node: ast.Call) -> int | None:
+        """A triangle call's diagonal: 0 where none is written, None where it is not a literal."""
+        written = self.diagonal_argument(node)
+        return 0 if written is None else int_literal(written)
+
     def triangle_indices(self, node: ast.Call, lower: bool) -> _Tuple | None:
         """``torch.triu_indices(L, S, offset)``: the rows and the columns of a triangle."""
-        offset: int | None = 0
-        for index, arg in enumerate(self.args(node)):
-            if arg.keyword == "offset" or (arg.keyword is None and index == 2):
-                offset = int_literal(arg.value)
+        offset = self.diagonal_of(node)
         if offset is None:
             return None
         origin = Origin(node, f"{'tril' if lower else 'triu'}_indices(…, offset={offset})")

@@ -45,20 +45,14 @@ MAX_MODULE_BYTES = 2_000_000
 MASK_WORDS = re.compile(r"mask|tril|triu|finfo|causal|padd|-inf|\binf\b|\.cat\(|concat\(")
 """A helper is read only if its text names one of these: what it returns may be a mask (or
 keys with a cache prepended); the others cannot change a finding and are not worth a parse."""
+_HALF = r"\.half\(|torch\.half\b|fp16|autocast|torch\.(?:cuda\.)?amp\b|GradScaler"
 NARROW_WORDS = {
-    "float16": re.compile(
-        r"(?<![bB])float16|\.half\(|torch\.half\b|fp16|autocast|torch\.(?:cuda\.)?amp\b"
-        r"|GradScaler",
-        re.IGNORECASE,
-    ),
-    "bfloat16": re.compile(
-        r"float16|\.half\(|torch\.half\b|[fb]f16|autocast|torch\.(?:cuda\.)?amp\b|GradScaler",
-        re.IGNORECASE,
-    ),
+    "float16": re.compile(rf"(?<![bB])float16|{_HALF}", re.IGNORECASE),
+    "bfloat16": re.compile(rf"b?float16|bf16|{_HALF}", re.IGNORECASE),
 }
-"""Text that says code runs in a dtype at most as wide as the key's, float16: the dtype (not
+"""Text that says code runs in a dtype, or in a narrower one.  float16: the dtype (not
 bfloat16, whose range holds -1e9), ``.half()``, an ``fp16`` option, autocast and its gradient
-scaler; bfloat16: the same or bfloat16 / ``bf16``.  A comment counts: it is the author saying
+scaler; bfloat16: the same, or bfloat16 / ``bf16``.  A comment counts: it is the author saying
 so."""
 MAX_SCANNED_MODULES = 20_000
 """At most this many modules are searched for :data:`NARROW_WORDS` in one tree."""
