@@ -9,36 +9,12 @@ whatever its ``forward`` computes (vit-pytorch's ``simple_vit_with_qk_norm``: no
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from attention.review.check import check_source
 
-ATTENTION_MAP = """import torch
-import torch.nn.functional as F
-from torch import nn
-
-
-class AttDot(nn.Module):
-    def forward(self, query, y):
-        att = torch.bmm(query, y.transpose(2, 1))  # (batch, 1, frames)
-        {softmax}
-        return att
-
-
-class Alignment(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.att = AttDot()
-
-    def forward(self, query, y, keep):
-        att = self.att(query, y)
-        {fill}
-        return torch.bmm(att, y)
-"""
-
-AFTER = {"softmax": "att = F.softmax(att, dim=2)", "fill": 'att[~keep] = float("-inf")'}
-BEFORE = {
-    "softmax": 'att = F.softmax(att.masked_fill(att.isnan(), float("-inf")), dim=2)',
-    "fill": "",
-}
+CASE = Path(__file__).parent / "bugs" / "development" / "mask_after_softmax__gabrielmittag_nisqa_17"
+"""The bug corpus's case: AttDot's forward returns softmax weights; Alignment masks them after."""
 
 QK_NORM = """import torch
 import torch.nn.functional as F
@@ -71,9 +47,9 @@ class Attention(nn.Module):
 
 
 def test_a_mask_set_on_the_weights_a_module_returns_is_found() -> None:
-    found = check_source(ATTENTION_MAP.format(**AFTER))
-    assert [(f.line, f.code) for f in found] == [(20, "AM401")]
-    assert check_source(ATTENTION_MAP.format(**BEFORE)) == []
+    found = check_source(CASE.with_name(CASE.name + "_bug.py").read_text())
+    assert [(f.line, f.code) for f in found] == [(27, "AM401")]
+    assert check_source(CASE.with_name(CASE.name + "_fix.py").read_text()) == []
 
 
 def test_a_normalised_query_carries_its_own_scale() -> None:
