@@ -332,6 +332,42 @@ tensor([[1, 1, 1, 0],
         [1, 1, 1, 1]], dtype=torch.int32)
 """,
     ),
+    "AM306": (
+        """\
+>>> import torch
+>>> from torch import nn
+>>> mha = nn.MultiheadAttention(embed_dim=3, num_heads=1, batch_first=True)
+>>> with torch.no_grad():                  # W_Q = W_K = 0, W_V = W_O = I
+...     _ = mha.in_proj_weight.copy_(torch.cat([torch.zeros(6, 3), torch.eye(3)]))
+...     _ = mha.in_proj_bias.zero_(); _ = mha.out_proj.weight.copy_(torch.eye(3))
+...     _ = mha.out_proj.bias.zero_()
+>>> x = 3 * torch.eye(3)[None]             # [B=1, L=3, E=3]: value j is 3·e_j
+>>> last_key_is_padding = torch.zeros(3, 3)  # additive: -inf where forbidden
+>>> last_key_is_padding[:, -1] = float("-inf")
+>>> out, _ = mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False, is_causal=True)
+>>> out[0].detach()                         # causal, not this mask: row 2 reads key 2
+tensor([[3.0000, 0.0000, 0.0000],
+        [1.5000, 1.5000, 0.0000],
+        [1.0000, 1.0000, 1.0000]])
+""",
+        """\
+>>> import torch
+>>> from torch import nn
+>>> mha = nn.MultiheadAttention(embed_dim=3, num_heads=1, batch_first=True)
+>>> with torch.no_grad():
+...     _ = mha.in_proj_weight.copy_(torch.cat([torch.zeros(6, 3), torch.eye(3)]))
+...     _ = mha.in_proj_bias.zero_(); _ = mha.out_proj.weight.copy_(torch.eye(3))
+...     _ = mha.out_proj.bias.zero_()
+>>> x = 3 * torch.eye(3)[None]
+>>> last_key_is_padding = torch.zeros(3, 3)
+>>> last_key_is_padding[:, -1] = float("-inf")
+>>> out, _ = mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False)
+>>> out[0].detach()                         # every row: keys 0 and 1 only
+tensor([[1.5000, 1.5000, 0.0000],
+        [1.5000, 1.5000, 0.0000],
+        [1.5000, 1.5000, 0.0000]])
+""",
+    ),
     "AM401": (
         """\
 >>> import torch

@@ -52,6 +52,7 @@ from attention.review.sinks import (
     ADDITIVE_CONVENTIONS,
     ATTENTION_WORDS,
     BFLOAT16_MAX,
+    CAUSAL_HINTS,
     CONSTRUCTORS,
     CONVENTIONS,
     FLOAT16_MAX,
@@ -80,6 +81,7 @@ from attention.review.syntax import (
     call_args,
     has_division,
     int_literal,
+    is_false,
     is_none,
     is_true,
     last_name,
@@ -1452,6 +1454,8 @@ class Interpreter:
         origin = Origin(node, "")
         short = qualified.rsplit(".", 1)[-1] if qualified else None
 
+        if method == "forward" and isinstance(receiver, Module):
+            return self.module_call(receiver, node, values)  # layer.forward(x) as layer(x)
         if qualified is None and (
             isinstance(func, ast.Name)
             or (
@@ -1975,6 +1979,7 @@ class Interpreter:
                 continue
             if arg is not None and isinstance(value, Mask):
                 self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
+        self.causal_hint_check(module, node, values, api)
         args = self.args(node)
         if args and args[0].keyword is None and not args[0].star:
             first = values[0]
@@ -2005,6 +2010,50 @@ class Interpreter:
                     [(f"{api} with batch_first=True", module.origin)],
                 )
         return None
+
+    def causal_hint_check(
+        self, module: Module, node: ast.Call, values: list[_Any | None], api: str
+    ) -> None:
+        """AM306: ``is_causal=True`` without its mask, or beside a mask that is not causal."""
+        args = self.args(node)
+        positions = MODULE_MASKS.get(module.kind, {})
+        for hint, position, keyword, padding in CAUSAL_HINTS.get(module.kind, ()):
+            hint_arg, _ = self.argument(node, values, position, hint)
+            if hint_arg is None or not is_true(hint_arg.value):
+                continue
+            mask_arg, mask = self.argument(node, values, positions[keyword], keyword)
+            if mask_arg is None or is_none(mask_arg.value):
+                if any(arg.star for arg in args):
+                    continue  # the mask may come in *args / **kwargs
+                self.hit(
+                    "AM306",
+                    hint_arg,
+                    f"{api}'s {hint} only vouches for the {keyword} passed with it: with no "
+                    f"{keyword} the call raises, except on the inference fast path, which "
+                    "drops the hint and lets every query see the future",
+                )
+                continue
+            padding_arg, _ = self.argument(node, values, positions[padding], padding)
+            if padding_arg is not None and not is_none(padding_arg.value):
+                continue  # with a padding mask the hint is ignored and the mask applied
+            if module.kind == "mha":
+                weights_arg, _ = self.argument(node, values, 4, "need_weights")
+                if weights_arg is None or not is_false(weights_arg.value):
+                    continue  # need_weights=True applies the mask and ignores the hint
+            if isinstance(mask, Mask) and mask.key_padding and not mask.by_name:
+                self.hit(
+                    "AM306",
+                    hint_arg,
+                    f"{api} drops the {keyword} when {hint}=True and no {padding} is given, and "
+                    "applies a causal triangle instead: this mask forbids keys for every query "
+                    "alike, it is not that triangle",
+                    [
+                        (
+                            f"said of the {keyword}, which forbids the same keys in each row",
+                            mask.origin,
+                        )
+                    ],
+                )
 
     def layer(self, module: Module, node: ast.Call, subject: _Any | None) -> _Any | None:
         """A layer applied to a tensor: its new sizes, or the softmax it takes."""
@@ -2482,6 +2531,7 @@ class Interpreter:
     def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
+        before = self.ev(target.value)
         if not (isinstance(value, Const) and value.value in (0.0, 1.0)):
             self.not_zero_one(target.value)
         if not isinstance(value, Const):
@@ -2497,6 +2547,26 @@ class Interpreter:
             # torch.zeros(...) with ones set where keys may attend (or the reverse): a 0/1
             # mask, whatever its entries mean
             self.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
+            return
+        if (
+            isinstance(before, _Tensor)
+            and before.zero_one
+            and before.dtype == "float"
+            and (value.value <= PENALTY or value.finfo)
+            and isinstance(target.value, ast.Name)
+            and _key_columns(index)
+        ):
+            # torch.zeros(L, S) with -inf set in whole key columns: the same keys forbidden
+            # for every query, an additive padding mask
+            self.bind(
+                target.value,
+                Mask(
+                    "additive",
+                    Origin(target, "penalties set in whole key columns"),
+                    "float",
+                    key_padding=True,
+                ),
+            )
             return
         triangle = self.indexed_triangle(index)
         if triangle is not None and (value.value <= PENALTY or value.finfo):
@@ -3231,6 +3301,25 @@ def _float32(func: ast.AST) -> bool:
         return False
     inner = func.value.func
     return isinstance(inner, ast.Attribute) and inner.attr in ("float", "double")
+
+
+def _key_columns(index: ast.AST) -> bool:
+    """``[:, j]``, ``[:, -2:]``, ``[..., j]``: every axis but the last whole, the last narrowed."""
+    if not isinstance(index, ast.Tuple) or len(index.elts) < 2:
+        return False
+    *rows, last = index.elts
+    whole = all(
+        (isinstance(axis, ast.Slice) and axis.lower is axis.upper is axis.step is None)
+        or (isinstance(axis, ast.Constant) and axis.value is Ellipsis)
+        for axis in rows
+    )
+    narrowed = int_literal(last) is not None or (
+        isinstance(last, ast.Slice)
+        and last.step is None
+        and (last.lower is not None or last.upper is not None)
+        and all(int_literal(bound) is not None for bound in (last.lower, last.upper) if bound)
+    )
+    return whole and narrowed
 
 
 def _ones_set_or_not(values: Sequence[object]) -> bool:

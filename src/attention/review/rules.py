@@ -393,6 +393,36 @@ RULES: tuple[Rule, ...] = (
         "out = attend(q, k, v)\n",
     ),
     Rule(
+        "AM306",
+        "is-causal-hint-without-its-causal-mask",
+        "error",
+        (
+            "mha.attn_mask.with_is_causal.need_weights_false",
+            "mha.is_causal.key_padding_mask.need_weights_false",
+            "mha.is_causal.without_attn_mask",
+            "mha.is_causal.without_attn_mask.fast_path",
+        ),
+        "is_causal=True on nn.MultiheadAttention or an nn.Transformer* module is a hint that the "
+        "mask passed with it is the causal triangle, not a switch: with no mask the call raises "
+        "(or, on the inference fast path, drops the hint), and beside a mask that is not causal "
+        "the mask is dropped and the triangle used instead.",
+        "`{subject}` vouches for a causal mask that is not there",
+        "Pass the causal mask itself (`nn.Transformer.generate_square_subsequent_mask(L)`, merged "
+        "with any other mask) and set the hint only when that mask is exactly causal.",
+        "import torch\nfrom torch import nn\n\n"
+        "mha = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)\n\n\n"
+        "def attend(x):\n    L = x.size(1)\n"
+        "    last_key_is_padding = torch.zeros(L, L)  # additive: -inf where forbidden\n"
+        '    last_key_is_padding[:, -1] = float("-inf")\n'
+        "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False, is_causal=True)\n",
+        "import torch\nfrom torch import nn\n\n"
+        "mha = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)\n\n\n"
+        "def attend(x):\n    L = x.size(1)\n"
+        "    last_key_is_padding = torch.zeros(L, L)  # additive: -inf where forbidden\n"
+        '    last_key_is_padding[:, -1] = float("-inf")\n'
+        "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False)\n",
+    ),
+    Rule(
         "AM401",
         "mask-after-softmax",
         "error",

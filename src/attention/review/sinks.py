@@ -59,6 +59,29 @@ MODULE_MASKS: dict[str, dict[str, int | None]] = {
         "memory_key_padding_mask": 7,
     },
 }
+CAUSAL_HINTS: dict[str, tuple[tuple[str, int, str, str], ...]] = {
+    "mha": (("is_causal", 7, "attn_mask", "key_padding_mask"),),
+    "encoder_layer": (("is_causal", 3, "src_mask", "src_key_padding_mask"),),
+    "encoder": (("is_causal", 3, "mask", "src_key_padding_mask"),),
+    "decoder_layer": (
+        ("tgt_is_causal", 6, "tgt_mask", "tgt_key_padding_mask"),
+        ("memory_is_causal", 7, "memory_mask", "memory_key_padding_mask"),
+    ),
+    "decoder": (
+        ("tgt_is_causal", 6, "tgt_mask", "tgt_key_padding_mask"),
+        ("memory_is_causal", 7, "memory_mask", "memory_key_padding_mask"),
+    ),
+    "transformer": (
+        ("src_is_causal", 8, "src_mask", "src_key_padding_mask"),
+        ("tgt_is_causal", 9, "tgt_mask", "tgt_key_padding_mask"),
+        ("memory_is_causal", 10, "memory_mask", "memory_key_padding_mask"),
+    ),
+}
+"""Per module kind: each ``is_causal`` hint (keyword, position), the mask it says is causal and
+the padding mask beside it.  The hint is no switch: without its mask the call raises (or, on
+the inference fast path, drops the hint); with its mask and no padding mask, the mask is
+dropped and a causal triangle used instead (``nn.MultiheadAttention`` only where
+``need_weights=False``, which the ``nn.Transformer*`` layers always pass)."""
 CONVENTIONS = {
     "allowed_to_forbidden": ("forbidden", False),
     "forbidden_to_allowed": ("allowed", False),

@@ -43,6 +43,7 @@ __all__ = [
     "check_syntax",
     "has_division",
     "int_literal",
+    "is_false",
     "is_none",
     "is_true",
     "last_name",
@@ -229,6 +230,11 @@ def string_literal(node: ast.AST | None) -> str | None:
 def is_true(node: ast.AST | None) -> bool:
     """Whether the node is the literal ``True``."""
     return isinstance(node, ast.Constant) and node.value is True
+
+
+def is_false(node: ast.AST | None) -> bool:
+    """Whether the node is the literal ``False``."""
+    return isinstance(node, ast.Constant) and node.value is False
 
 
 def is_none(node: ast.AST | None) -> bool:
