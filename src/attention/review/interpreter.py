@@ -60,6 +60,7 @@ from attention.review.sinks import (
     HEAD_COUNT,
     HEAD_NAMES,
     INT_METHODS,
+    INTEGER_DTYPES,
     KEEP_METHODS,
     MHA_FORWARD,
     MODULE_CLASSES,
@@ -1602,7 +1603,10 @@ class Interpreter:
             return _retype(receiver, "bool", origin)
         if method in ("to", "type") and isinstance(receiver, Mask):
             return self.convert(receiver, node)
-        if method in ("to", "type") and self.created_dtype(node, like=True) == "int":
+        if method in ("to", "type") and "int" in (
+            self.created_dtype(node, like=True),
+            _integer_dtype(args[0].value) if args and args[0].keyword is None else None,
+        ):
             return _Tensor(origin, "int")
         if (
             method in ("to", "type")
@@ -1743,6 +1747,11 @@ class Interpreter:
             return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
             return self.filled(node, values[0], silent=True)
+        if qualified == "torch.tensor" and args and _int_literals(args[0].value):
+            # integer data (the tokenizer's 1/0 attention_mask written out): int64 unless a
+            # dtype is given
+            dtype = self.created_dtype(node, like=True) or "int"
+            return _Tensor(origin, dtype)
         if (
             short in (*CONSTRUCTORS, "randn", "rand")
             and qualified
@@ -3301,6 +3310,25 @@ def _float32(func: ast.AST) -> bool:
         return False
     inner = func.value.func
     return isinstance(inner, ast.Attribute) and inner.attr in ("float", "double")
+
+
+def _integer_dtype(node: ast.AST) -> str | None:
+    """``"int"`` for ``torch.uint8`` / ``torch.long`` / ``torch.int64`` written out, else None."""
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "torch"
+        and node.attr in INTEGER_DTYPES
+    ):
+        return "int"
+    return None
+
+
+def _int_literals(node: ast.AST) -> bool:
+    """A list (or tuple) of integer literals, nested to any depth, and nothing else."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return bool(node.elts) and all(_int_literals(element) for element in node.elts)
+    return int_literal(node) is not None
 
 
 def _key_columns(index: ast.AST) -> bool:

@@ -105,6 +105,22 @@ ADDITIVE_CONVENTIONS = ("allowed_to_additive", "forbidden_to_additive")
 CONSTRUCTORS = ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like")
 FLOAT_METHODS = ("float", "half", "double", "bfloat16")
 INT_METHODS = ("long", "int", "byte", "short", "char")
+INTEGER_DTYPES = frozenset(
+    (
+        "uint8",
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "long",
+        "int",
+        "short",
+        "uint16",
+        "uint32",
+        "uint64",
+    )
+)
+"""``torch.<name>`` of an integer dtype: ``~`` on it flips bits, ``~0`` is -1 (255 for uint8)."""
 KEEP_METHODS = (
     "expand",
     "expand_as",
