@@ -114,13 +114,15 @@ class _Dim:
     """A size: ``q.size(-2)``, ``k.shape[2]``, a literal, a parameter named ``kv_len``.
 
     ``role``: ``"query"`` or ``"key"`` where the tensor it was read from (or the name it has)
-    says which sequence it counts; ``value`` where it is a known number.
+    says which sequence it counts; ``value`` where it is a known number; ``cache``: read from
+    keys that have a cache joined in front on some path to the read (S = past + L there).
     """
 
     origin: Origin
     role: str | None = None
     value: int | None = None
     read: bool = False
+    cache: Origin | None = None
 
 
 @dataclass(frozen=True)
@@ -1868,6 +1870,9 @@ class Interpreter:
         if axis is None:
             return None
         role = _role(last_name(tensor_node)) if axis in (-2, 2) else None
+        if isinstance(tensor, KeyCat) and axis in (-2, 2):
+            # the length of keys with a cache joined in front: S > L on the cached path
+            return _Dim(Origin(node, ""), role, None, read=True, cache=tensor.origin)
         value = None
         sizes = tensor.sizes if isinstance(tensor, (_Tensor, _Transposed)) else None
         if sizes is not None and -len(sizes) <= axis < len(sizes):
@@ -2759,6 +2764,16 @@ class Interpreter:
         named = self.functions[-1].name.lower() if self.functions else ""
         if not causal or "upper_left" in named or "top_left" in named:
             # a function named for the top-left alignment builds it on purpose
+            return
+        if columns.cache is not None and rows.cache is None and rows.read and columns.read:
+            self.hit(
+                "AM305",
+                node,
+                "the triangle is laid on L × S from the top left, and S counts keys with a cache "
+                "joined in front (L < S on that path): there query i sees keys 0..i only; "
+                "bottom-right alignment is diagonal = S - L",
+                [("the number of queries", rows.origin), ("keys with a cache", columns.cache)],
+            )
             return
         fewer = rows.value is not None and columns.value is not None and rows.value < columns.value
         if not fewer or not (rows.read and columns.read):

@@ -1,0 +1,69 @@
+"""AM305 where the keys' length counts a cache joined in front of them on some path.
+
+``torch.ones(q.size(-2), k.size(-2)).tril()`` after ``k = torch.cat((past_k, k), dim=-2)``: on
+the cached path L < S, and a triangle laid from the top left lets query i see keys 0..i only
+(tinygrad/tinygrad#15949).  A diagonal of S - L, a length not read from cached keys, or queries
+joined the same way give nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from attention.review.check import check_source
+
+CASE = Path(__file__).parent / "bugs" / "development" / "causal_alignment__tinygrad_tinygrad_15949"
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+def test_the_corpus_case_is_found_and_its_fix_is_not() -> None:
+    bug = CASE.with_name(CASE.name + "_bug.py").read_text(encoding="utf-8")
+    fix = CASE.with_name(CASE.name + "_fix.py").read_text(encoding="utf-8")
+    assert codes(bug) == [(19, "AM305")]
+    assert codes(fix) == []
+
+
+@pytest.mark.parametrize(
+    ("cache", "triangle", "expected"),
+    [
+        (
+            "k = torch.cat((past, k), dim=-2)",
+            "torch.ones(L, S, dtype=torch.bool).tril()",
+            ["AM305"],
+        ),
+        (
+            "k = torch.cat([past, k], dim=2)",
+            "torch.ones(L, S, dtype=torch.bool).tril(0)",
+            ["AM305"],
+        ),
+        # forbidden convention: the future above the first diagonal
+        (
+            "k = torch.cat((past, k), dim=-2)",
+            "~torch.ones(L, S, dtype=torch.bool).triu(1)",
+            ["AM305"],
+        ),
+        ("k = torch.cat((past, k), dim=-2)", "torch.ones(L, S, dtype=torch.bool).tril(S - L)", []),
+        ("pass", "torch.ones(L, S, dtype=torch.bool).tril()", []),
+        (
+            "k = torch.cat((past, k), dim=-2)\n        q = torch.cat((past, q), dim=-2)",
+            "torch.ones(L, S, dtype=torch.bool).tril()",
+            [],
+        ),
+    ],
+)
+def test_a_triangle_on_cached_keys(cache: str, triangle: str, expected: list[str]) -> None:
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def attend(q, k, v, past=None):\n"
+        "    if past is not None:\n"
+        f"        {cache}\n"
+        "    L, S = q.size(-2), k.size(-2)\n"
+        f"    allowed = {triangle}\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n"
+    )
+    assert [code for _, code in codes(source)] == expected
