@@ -1697,19 +1697,25 @@ class Interpreter:
                 return _Transposed(origin, tuple(swapped))
             return _Transposed(origin)
         if method in ("transpose", "permute", "swapaxes", "t"):
+            rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
+            if rank is not None:
+                return _Transposed(origin, tuple(_Dim(origin) for _ in range(rank)))
             return _Transposed(origin)
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
             if isinstance(values[0], _Transposed):
                 scaled = isinstance(receiver, _ScaledTensor)
-                return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else None)
+                rank = len(values[0].sizes) if values[0].sizes is not None else None
+                return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else rank)
             return None
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if len(values) >= 2 and isinstance(values[1], _Transposed):
+                keys = values[1]
+                rank = len(keys.sizes) if keys.sizes is not None else None
                 return Scores(
                     origin,
                     scaled=isinstance(values[0], _ScaledTensor),
-                    ndim=3 if short == "bmm" else None,  # bmm: [B, L, S] exactly
+                    ndim=3 if short == "bmm" else rank,  # bmm: [B, L, S] exactly
                 )
             return None
         if qualified == "torch.einsum":
@@ -3325,6 +3331,25 @@ def _float32(func: ast.AST) -> bool:
         return False
     inner = func.value.func
     return isinstance(inner, ast.Attribute) and inner.attr in ("float", "double")
+
+
+def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
+    """The rank a swap of the last two axes written with positive indices shows.
+
+    ``k.transpose(2, 3)`` swaps the last two axes of a 4-D key (``transpose(1, 2)``: of a 3-D
+    one); ``k.permute(0, 1, 3, 2)`` keeps every other axis in place.  Negative or missing
+    indices show no rank.
+    """
+    if any(axis is None or axis < 0 for axis in axes):
+        return None
+    known = [axis for axis in axes if axis is not None]
+    if method in ("transpose", "swapaxes") and len(known) == 2:
+        low, high = sorted(known)
+        return high + 1 if high == low + 1 and low >= 1 else None
+    if method == "permute" and len(known) >= 3:
+        rank = len(known)
+        return rank if known == [*range(rank - 2), rank - 1, rank - 2] else None
+    return None
 
 
 def _integer_dtype(node: ast.AST) -> str | None:
