@@ -380,9 +380,22 @@ def _arg(args: Sequence[Any], kwargs: Mapping[str, Any], index: int, name: str) 
     return args[index] if len(args) > index else None
 
 
+def _causal_bias(mask: Any) -> bool:
+    """Whether ``mask`` is a ``torch.nn.attention.bias.CausalBias`` (``causal_lower_right``).
+
+    Its own storage is never written (uninitialised memory): what it stands for is the Boolean
+    triangle it materialises, and only that may be read.
+    """
+    bias = sys.modules.get("torch.nn.attention.bias")
+    kind = getattr(bias, "CausalBias", None)
+    return kind is not None and isinstance(mask, kind)
+
+
 def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int) -> list[_Seen]:
     query, key = _arg(args, kwargs, 0, "query"), _arg(args, kwargs, 1, "key")
     mask = _arg(args, kwargs, 3, "attn_mask")
+    if _causal_bias(mask):
+        mask = mask._materialize(query.device)  # [L, S], True = may attend
     is_causal = bool(_arg(args, kwargs, 5, "is_causal"))
     length_q, length_k = int(query.shape[-2]), int(key.shape[-2])
     found: list[_Seen] = []
@@ -662,6 +675,8 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
 def _hidden_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:
     """The keys ``attn_mask`` hides from every query (``[..., S]``), where it hides some."""
     mask = _arg(args, kwargs, 3, "attn_mask")
+    if _causal_bias(mask):
+        mask = mask._materialize(_arg(args, kwargs, 0, "query").device)  # [L, S], True = allowed
     if not isinstance(mask, Tensor) or mask.dim() < 2 or mask.numel() == 0:
         return None
     if mask.dtype == torch.bool:
@@ -714,6 +729,7 @@ def _check_hidden_keys(
     if sdpa:
         key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
         mask = _arg(args, kwargs, 3, "attn_mask")
+        mask = mask._materialize(key.device) if _causal_bias(mask) else mask
         api, what = _SDPA, "attn_mask"
     else:
         key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
@@ -1619,6 +1635,9 @@ def _mask_key(mask: Any) -> Any:
     """
     if mask is None or not isinstance(mask, Tensor):
         return mask if isinstance(mask, (int, float, bool)) or mask is None else id(mask)
+    if _causal_bias(mask):  # known by what it stands for; its storage holds nothing
+        bias: Any = mask
+        return ("causal_bias", str(bias.variant), bias.seq_len_q, bias.seq_len_kv)
     mask = _origin(mask)
     known = _bytes_key(mask)
     if known is not None:
@@ -1633,7 +1652,9 @@ def _tensors(*masks: Any) -> list[Tensor]:
 
 def _by_identity(key: Any, mask: Any) -> list[Tensor]:
     """The mask whose identity the cache entry must check: none where it is known by its bytes."""
-    if not isinstance(mask, Tensor) or (isinstance(key, tuple) and key[:1] == ("bytes",)):
+    if not isinstance(mask, Tensor) or (
+        isinstance(key, tuple) and key[:1] in (("bytes",), ("causal_bias",))
+    ):
         return []
     return [_origin(mask)]
 
