@@ -69,6 +69,7 @@ from attention.review.sinks import (
     NO_DIM,
     NOT_ZEROING,
     OWN_SDPA,
+    PADDED_ONES,
     PENALTY,
     SCALE_WORDS,
     SCALING_METHODS,
@@ -1696,6 +1697,13 @@ class Interpreter:
                 swapped[one], swapped[other] = swapped[other], swapped[one]
                 return _Transposed(origin, tuple(swapped))
             return _Transposed(origin)
+        if (
+            method in ("transpose", "permute", "swapaxes", "t")
+            and isinstance(receiver, Mask)
+            and receiver.true_set is None
+        ):
+            # its axes move, what its True entries mean does not; where the keys lie is unknown
+            return receiver.but(key_padding=False, key_last=True, moved_at=None, origin=origin)
         if method in ("transpose", "permute", "swapaxes", "t"):
             rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
             if rank is not None:
@@ -1753,6 +1761,15 @@ class Interpreter:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
             full = self.filled(node, values[1], silent=False)
             return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
+        if qualified in PADDED_ONES and values and _made_of_ones(values[0]):
+            position, keyword = PADDED_ONES[qualified]
+            padding, _ = self.argument(node, values, position, keyword)
+            fill = None
+            if keyword == "pad":
+                fill, _ = self.argument(node, values, 3, "value")
+            if padding is not None and int_literal(padding.value) != 0 and fill is None:
+                # ones where the input was, zeros in the padding: 1 = a real position
+                return Mask("mask", Origin(node, "ones padded with zeros"), "float", "allowed")
         if qualified == "torch.tensor" and values and isinstance(values[0], Const):
             return self.filled(node, values[0], silent=True)
         if qualified == "torch.tensor" and args and _int_literals(args[0].value):
@@ -3350,6 +3367,14 @@ def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
         rank = len(known)
         return rank if known == [*range(rank - 2), rank - 1, rank - 2] else None
     return None
+
+
+def _made_of_ones(value: object) -> bool:
+    """A tensor made by ``torch.ones`` / ``torch.ones_like`` and not changed since."""
+    if not isinstance(value, _Tensor) or not value.zero_one:
+        return False
+    made = value.origin.node
+    return isinstance(made, ast.Call) and last_name(made.func) in ("ones", "ones_like")
 
 
 def _integer_dtype(node: ast.AST) -> str | None:

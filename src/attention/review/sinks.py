@@ -102,6 +102,10 @@ CONVENTIONS = {
     "union_allowed": ("allowed", False),
 }
 ADDITIVE_CONVENTIONS = ("allowed_to_additive", "forbidden_to_additive")
+PADDED_ONES = {"torch.nn.functional.unfold": (3, "padding"), "torch.nn.functional.pad": (1, "pad")}
+"""Calls that pad their input with zeros (``F.unfold(..., padding=p)``, ``F.pad(x, pad)``), and
+where their padding argument sits (position, keyword): of a tensor of ones they make a mask,
+1 = a real position (``F.pad``'s ``value`` may pad with another number)."""
 CONSTRUCTORS = ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like")
 FLOAT_METHODS = ("float", "half", "double", "bfloat16")
 INT_METHODS = ("long", "int", "byte", "short", "char")
