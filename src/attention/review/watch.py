@@ -386,6 +386,8 @@ def _causal_bias(mask: Any) -> bool:
     Its own storage is never written (uninitialised memory): what it stands for is the Boolean
     triangle it materialises, and only that may be read.
     """
+    if type(mask) is Tensor:  # the common case, at the cost of one comparison
+        return False
     bias = sys.modules.get("torch.nn.attention.bias")
     kind = getattr(bias, "CausalBias", None)
     return kind is not None and isinstance(mask, kind)
