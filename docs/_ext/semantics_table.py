@@ -633,9 +633,11 @@ def _verified(
                 lines.append(_paragraph(*item, *mark, classes=["semantics-release"]))
             days = sorted({record["date"] for _, record, row in shown if row.get("status") == "ok"})
             # a day never breaks at its hyphens ("2026-" / "12-01"), a span of days only at its
-            # spaces (semantics-table.css: the days are spans without a class, 40 bytes fewer)
-            span: list[nodes.Node] = [nodes.inline(days[0], days[0])]
+            # spaces (semantics-table.css: the days of a span are spans without a class, a
+            # single day is the paragraph's only text and the paragraph keeps its line)
+            span: list[nodes.Node] = [nodes.Text(days[0])]
             if len(days) > 1:
+                span = [nodes.inline(days[0], days[0])]
                 span += [nodes.Text(" – "), nodes.inline(days[-1], days[-1])]
             return [*lines, _paragraph(*span, classes=["semantics-date"])]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):

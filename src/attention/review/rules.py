@@ -398,7 +398,6 @@ RULES: tuple[Rule, ...] = (
         "error",
         (
             "mha.attn_mask.with_is_causal.need_weights_false",
-            "mha.is_causal.key_padding_mask.need_weights_false",
             "mha.is_causal.without_attn_mask",
             "mha.is_causal.without_attn_mask.fast_path",
         ),
