@@ -128,7 +128,7 @@ def _codes(where: str, value: object) -> tuple[str, ...]:
     known = [rule.code for rule in RULES]
     for item in value:
         if not any(code.startswith(item) for code in known):
-            raise ConfigError(f"{where}: {item!r} matches no rule (the rules are AM101…AM802)")
+            raise ConfigError(f"{where}: {item!r} matches no rule (the rules are AM101…AM803)")
     return tuple(value)
 
 

@@ -575,4 +575,22 @@ tensor([[False, False,  True]])
 [True, True, False, False]
 """,
     ),
+    "AM803": (
+        """\
+>>> import torch
+>>> B, L, H, d = 1, 2, 2, 2
+>>> x = torch.arange(8.0).view(B, L, H * d)   # a Linear's output: position 0 is 0..3, 1 is 4..7
+>>> x.view(B, H, -1, d)[0, 0]                 # "head 0": both halves of position 0, no position 1
+tensor([[0., 1.],
+        [2., 3.]])
+""",
+        """\
+>>> import torch
+>>> B, L, H, d = 1, 2, 2, 2
+>>> x = torch.arange(8.0).view(B, L, H * d)
+>>> x.view(B, -1, H, d).transpose(1, 2)[0, 0]  # head 0: its slice of position 0 and of position 1
+tensor([[0., 1.],
+        [4., 5.]])
+""",
+    ),
 }

@@ -208,7 +208,9 @@ class _Tensor:
     ``torch.randn(1, 2, 5, 8)``); ``open``: the rank is not known, only the sizes at the
     ``"end"`` (an ``nn.Linear``'s output) or at the ``"start"`` (an ``nn.Conv1d``'s).
     ``zero_one``: made by ``torch.zeros`` / ``torch.ones`` (and their ``_like``), so every entry
-    is 0 or 1: on a path where no entry was set, still a 0/1 mask.
+    is 0 or 1: on a path where no entry was set, still a 0/1 mask.  ``features``: the
+    ``nn.Linear`` that made it, as it came out (its last axis holds the features, every axis
+    before it a position or a batch item).
     """
 
     origin: Origin
@@ -218,6 +220,7 @@ class _Tensor:
     sizes: tuple[_Dim, ...] | None = None
     open: str | None = None
     zero_one: bool = False
+    features: Origin | None = None
 
 
 @dataclass(frozen=True)
@@ -1652,6 +1655,8 @@ class Interpreter:
             if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
                 flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
                 return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
+        if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
+            self.head_split_check(receiver.features, node, args, values)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(key_padding=False, ndim=len(args) or None)
         if method in ("view", "reshape") and isinstance(receiver, Scores):
@@ -2119,6 +2124,7 @@ class Interpreter:
                 origin,
                 sizes=(*rest, out) if rest is not None else (out,),
                 open=None if rest is not None else "end",
+                features=module.origin,
             )
         if module.kind == "conv":
             channels = _Dim(module.origin, None, module.out)
@@ -2856,6 +2862,49 @@ class Interpreter:
         first = last_name(args[0].value)
         return first is not None and HEAD_COUNT.fullmatch(first.lstrip("_")) is not None
 
+    def head_split_check(
+        self, linear: Origin, node: ast.Call, args: list[Arg], values: list[_Any | None]
+    ) -> None:
+        """AM803: an ``nn.Linear``'s output viewed with the heads before its positions.
+
+        Its memory runs (batch, positions…, heads · head size): ``view(B, H, -1, d)`` or
+        ``view(B * H, -1, d)`` with only batch sizes in front of the head count cuts each item's
+        positions into H chunks and calls them heads.  Reported where the sizes say so by
+        their names: a head count (alone or times a batch size), only batch sizes before it,
+        and after it a ``-1`` or a length that is not the last size.
+        """
+        if len(args) == 1 and isinstance(args[0].value, (ast.Tuple, ast.List)):
+            sizes = list(args[0].value.elts)
+            known: list[_Any | None] = [None] * len(sizes)
+        elif all(arg.keyword is None and not arg.star for arg in args):
+            sizes = [arg.value for arg in args]
+            known = list(values)
+        else:
+            return
+        heads = next((at for at, size in enumerate(sizes) if _counts_heads(size)), None)
+        if heads is None or not all(map(_batch_size, sizes[:heads])):
+            return
+        if not all(_batch_size(f) or _counts_heads(f) for f in _factors(sizes[heads])):
+            return
+        positions = next(
+            (
+                at
+                for at in range(heads + 1, len(sizes) - 1)
+                if int_literal(sizes[at]) == -1 or _length(sizes[at], known[at])
+            ),
+            None,
+        )
+        if positions is None:
+            return
+        self.hit(
+            "AM803",
+            node,
+            "an nn.Linear's output runs (batch, positions, heads · head size) in memory: with "
+            f"`{self.code(sizes[positions])}` after the head count, each 'head' is a chunk of "
+            "one item's positions, each 'position' one slice of a token",
+            [("a view of an nn.Linear's output, whose features are last", linear)],
+        )
+
     def mask_mod(self, node: ast.AST) -> None:
         """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
         function: _Function | ast.Lambda | None = None
@@ -3229,6 +3278,51 @@ _QUERY = re.compile(r"_?(q|query|queries|xq|q_states|query_states|query_layer|q_
 _KEY = re.compile(
     r"_?(k|key|keys|xk|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"
 )
+
+
+_BATCH = re.compile(r"_*(b|bs|bsz|batch|batch_?size|n_?batch(es)?|num_batch(es)?)", re.I)
+
+
+_LENGTH = re.compile(r"_*(seq_?len(gth)?|length|len|num_tokens|n_?tokens|n|t|l)", re.I)
+
+
+def _length(node: ast.AST, value: object) -> bool:
+    """A sequence length: by its name (``seq_len``, ``n`` as einops writes it) or its tensor."""
+    if isinstance(value, _Dim) and value.role is not None:
+        return True
+    name = last_name(node)
+    return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
+
+
+def _factors(node: ast.AST) -> list[ast.AST]:
+    """The factors of a product written with ``*`` (the node itself otherwise)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return [*_factors(node.left), *_factors(node.right)]
+    return [node]
+
+
+def _counts_heads(node: ast.AST) -> bool:
+    """A size that is a head count by its name, alone or as a factor (``bsz * self.num_heads``)."""
+    return any(
+        (name := last_name(factor)) is not None
+        and HEAD_COUNT.fullmatch(name.lstrip("_")) is not None
+        for factor in _factors(node)
+    )
+
+
+def _batch_size(node: ast.AST) -> bool:
+    """A batch size: by its name (``bsz``, ``self.batch_size``), ``x.size(0)``, ``x.shape[0]``."""
+    name = last_name(node)
+    if name is not None:
+        return _BATCH.fullmatch(name) is not None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [0]
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "shape"
+        and int_literal(node.slice) == 0
+    )
 
 
 def _role(name: str | None) -> str | None:

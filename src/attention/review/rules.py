@@ -69,6 +69,17 @@ _MHA_CLASS = (
 )
 _SCORES = "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
 
+_SPLIT_CLASS = (
+    "import torch\nfrom torch import nn\n\n\n"
+    "class Attention(nn.Module):\n"
+    "    def __init__(self, dim, heads):\n"
+    "        super().__init__()\n"
+    "        self.heads, self.head_dim = heads, dim // heads\n"
+    "        self.q = nn.Linear(dim, dim)\n\n"
+    "    def forward(self, x):\n"
+    "        b = x.size(0)\n"
+)
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM101",
@@ -636,6 +647,24 @@ RULES: tuple[Rule, ...] = (
         "        padding = (ids == pad_id)[:, None, :].expand(-1, ids.size(1), -1)\n"
         "        out, _ = self.attn(x, x, x, attn_mask=padding.repeat_interleave(self.heads, dim=0))\n"
         "        return out\n",
+    ),
+    Rule(
+        "AM803",
+        "heads-split-before-the-positions",
+        "warning",
+        (),
+        "An nn.Linear's output [B, L, H·d] is viewed as [B, H, L, d] (or [B·H, L, d]) with no "
+        "transpose: its memory runs position by position, so each 'head' holds several "
+        "positions' slices and each 'position' one slice of a token.",
+        "`{subject}` puts the heads before the positions of an nn.Linear's output",
+        "`x.view(b, -1, heads, head_dim).transpose(1, 2)` (then `.reshape(b * heads, -1, "
+        "head_dim)` for a [B·H, L, d] layout).  A warning: with one position (L = 1) the view "
+        "is right.",
+        _SPLIT_CLASS + "        q = self.q(x).view(b, self.heads, -1, self.head_dim)\n"
+        "        return torch.softmax(q @ q.transpose(-2, -1) / self.head_dim**0.5, -1) @ q\n",
+        _SPLIT_CLASS
+        + "        q = self.q(x).view(b, -1, self.heads, self.head_dim).transpose(1, 2)\n"
+        "        return torch.softmax(q @ q.transpose(-2, -1) / self.head_dim**0.5, -1) @ q\n",
     ),
 )
 
