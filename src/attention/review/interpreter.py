@@ -1655,6 +1655,10 @@ class Interpreter:
             if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
                 flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
                 return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
+        if method == "topk" or qualified == "torch.topk":
+            ranked = receiver if qualified != "torch.topk" else (values[0] if values else None)
+            if isinstance(ranked, Scores):
+                self.top_k(ranked)
         if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
@@ -2861,6 +2865,17 @@ class Interpreter:
             return False
         first = last_name(args[0].value)
         return first is not None and HEAD_COUNT.fullmatch(first.lstrip("_")) is not None
+
+    def top_k(self, scores: Scores) -> None:
+        """``scores.topk(k)``: the keys each query keeps, read from masked scores.
+
+        A 0/1 mask added to the scores (AM201) moves them by one, so it forbids nothing there
+        either.  Other findings that wait for a softmax (a fill that overflows float16) stay
+        waiting: -inf ranks last, as a mask means.
+        """
+        for pending in scores.pending:
+            if isinstance(pending, Hit) and pending.code == "AM201" and pending not in self.hits:
+                self.hits.append(pending)
 
     def head_split_check(
         self, linear: Origin, node: ast.Call, args: list[Arg], values: list[_Any | None]
