@@ -836,7 +836,7 @@ class Interpreter:
         if isinstance(value, Mask):
             moved = {
                 key: where
-                for key in ("triangle_at", "moved_at", "repeated", "query_and_key")
+                for key in ("triangle_at", "moved_at", "repeated", "query_and_key", "unranked_at")
                 if getattr(value, key) is not None
             }
             overflow = dataclasses.replace(value.overflow, origin=where) if value.overflow else None
@@ -1147,6 +1147,16 @@ class Interpreter:
         if isinstance(base, _Tensor) and base.dtype is not None:
             # an integer tensor stays one, whatever is indexed
             return _Tensor(Origin(node, ""), base.dtype, base.wide)
+        name = last_name(node.value)
+        if (
+            (base is None or isinstance(base, _Param))
+            and name is not None
+            and "mask" in name.lower()
+            and _moves_the_last_axis(elements)
+        ):
+            # a mask by its name, of unknown rank and meaning: what the subscript does to it
+            # counts once its rank is shown (Mask.ranked)
+            base = Mask("mask", Origin(node.value, f"`{name}` by its name"), by_name=True)
         if not isinstance(base, Mask):
             return None
         new_axes = sum(1 for element in elements if is_none(element))
@@ -1168,7 +1178,16 @@ class Interpreter:
         ):
             key_last = False
         ndim = base.ndim + new_axes - integers if base.ndim is not None else None
-        return base.but(key_last=key_last, ndim=ndim)
+        if (
+            (base.ndim is None or base.by_name)
+            and base.key_last
+            and base.true_set is None
+            and _moves_the_last_axis(elements)
+        ):
+            # mask[:, None, :, None]: of a [B, S] mask, the keys go to the query axis (a rank
+            # a name gives is a guess: it too waits to be shown)
+            return base.but(unranked_at=Origin(node, ""), unranked_ndim=len(elements))
+        return base.but(key_last=key_last, ndim=ndim, unranked_at=None, unranked_ndim=None)
 
     # -- binary operations -----------------------------------------------------------------------
 
@@ -1339,6 +1358,10 @@ class Interpreter:
             return None
         for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
             if isinstance(this, Scores):
+                if isinstance(other, Mask) and other.unranked_at is not None:
+                    ranked = other.ranked(this.ndim, this.origin)
+                    if ranked is not other:
+                        self.layout_check(ranked, other_node, "scores + mask")
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
@@ -1393,6 +1416,8 @@ class Interpreter:
             dtype="float",
             finfo_terms=int(const.finfo),
             overflow=overflow,
+            unranked_at=mask.unranked_at,
+            unranked_ndim=mask.unranked_ndim,
         )
 
     def multiplied_mask(self, scores: Scores, node: ast.AST) -> Scores:
@@ -1625,6 +1650,7 @@ class Interpreter:
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
         if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
+            receiver = receiver.but(unranked_at=None, unranked_ndim=None)
             axis = int_literal(args[0].value) if args else None
             last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
             ndim = receiver.ndim + 1 if receiver.ndim is not None else None
@@ -1632,6 +1658,17 @@ class Interpreter:
             if last and receiver.key_last and receiver.key_padding:
                 moved = origin
             return receiver.but(key_last=receiver.key_last and not last, ndim=ndim, moved_at=moved)
+        if (
+            method == "expand"
+            and isinstance(receiver, Mask)
+            and receiver.unranked_at is not None
+            and args
+            and not any(arg.star or arg.keyword for arg in args)
+        ):
+            # expand(-1, heads, -1, n) shows the rank the subscript gave
+            shape = args[0].value if len(args) == 1 else None
+            count = len(shape.elts) if isinstance(shape, (ast.Tuple, ast.List)) else len(args)
+            return receiver.ranked(count, origin)
         if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
             return receiver
         if method == "repeat" and not isinstance(receiver, Mask) and self.tiles_heads(node):
@@ -1662,7 +1699,7 @@ class Interpreter:
         if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
-            return receiver.but(key_padding=False, ndim=len(args) or None)
+            return receiver.but(key_padding=False, ndim=len(args) or None, unranked_at=None)
         if method in ("view", "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
             ndim = len(args) if len(args) >= 2 else None
@@ -1712,7 +1749,9 @@ class Interpreter:
             and receiver.true_set is None
         ):
             # its axes move, what its True entries mean does not; where the keys lie is unknown
-            return receiver.but(key_padding=False, key_last=True, moved_at=None, origin=origin)
+            return receiver.but(
+                key_padding=False, key_last=True, moved_at=None, origin=origin, unranked_at=None
+            )
         if method in ("transpose", "permute", "swapaxes", "t"):
             rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
             if rank is not None:
@@ -2391,6 +2430,8 @@ class Interpreter:
     ) -> _Any | None:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
+        if isinstance(mask, Mask) and isinstance(target, Scores):
+            mask = mask.ranked(target.ndim, target.origin)
         fill = values[1] if len(values) >= 2 else None
         fixable: Hit | None = None
         if isinstance(mask, _Tensor | _Param) or (mask is None and args):
@@ -3103,8 +3144,17 @@ class Interpreter:
 
     def layout_check(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
         """A padding mask whose key axis is not last, or padding on both axes."""
-        if mask.key_padding and not mask.key_last and not mask.by_name:
+        if mask.key_padding and not mask.key_last and (not mask.by_name or mask.rank_shown):
             sink = node.value if isinstance(node, Arg) else node
+            facts = [self.fact(mask)]
+            if mask.rank_shown is not None:
+                facts = [
+                    (
+                        f"a [B, S] mask whose last axis moved to the queries: {mask.ndim} axes "
+                        "here, which only a mask of two axes gets from this subscript",
+                        mask.rank_shown,
+                    )
+                ]
             if mask.moved_at is not None and mask.moved_at.node is not sink:
                 # the unsqueeze that put the keys on the query axis is what needs changing
                 api = f"{api} (`{self.sink_text(node)}`)"
@@ -3115,7 +3165,7 @@ class Interpreter:
                 f"{api} broadcasts a padding mask over the queries only when its key axis is "
                 "last ([B, 1, 1, S] or [B, 1, S]); here it lies on the query axis, so padded "
                 "queries' rows have no allowed key",
-                [self.fact(mask)],
+                facts,
             )
         elif mask.query_and_key is not None:
             self.hit(
@@ -3307,6 +3357,27 @@ def _length(node: ast.AST, value: object) -> bool:
         return True
     name = last_name(node)
     return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
+
+
+def _moves_the_last_axis(elements: list[ast.expr]) -> bool:
+    """``[:, None, :, None]``, ``[:, :, None]``: at most two whole axes, a new one last."""
+    return (
+        len(elements) >= 2
+        and is_none(elements[-1])
+        and _whole(elements[-2])
+        and all(_whole(element) or is_none(element) for element in elements)
+        and sum(1 for element in elements if _whole(element)) <= 2
+    )
+
+
+def _whole(element: ast.AST) -> bool:
+    """``:``, a whole axis."""
+    return (
+        isinstance(element, ast.Slice)
+        and element.lower is None
+        and element.upper is None
+        and element.step is None
+    )
 
 
 def _factors(node: ast.AST) -> list[ast.AST]:

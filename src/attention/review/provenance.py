@@ -134,6 +134,11 @@ class Mask:
     ``wide``: float32 or float64 for certain (built by ``torch.full`` with no dtype).
     ``batch``: read from a tokenizer's output (``batch["attention_mask"]``,
     ``encoded.attention_mask``), which holds integers, not from a parameter's name alone.
+    ``unranked_at``: a subscript of a mask of unknown rank that ends in ``None`` right after
+    its last slice (``mask[:, None, :, None]``, ``mask[:, :, None]``); if the mask has only the
+    axes it names (a ``[B, S]`` mask, which gives ``unranked_ndim`` axes), its last axis now
+    lies on the query axis.  ``rank_shown``: the sizes list (``expand``) or the scores that
+    showed that rank (:meth:`ranked`), so the move does not rest on a name.
     """
 
     kind: Literal["mask", "additive"]
@@ -154,10 +159,32 @@ class Mask:
     moved_at: Origin | None = None
     overflow: Const | None = None
     wide: bool = False
+    unranked_at: Origin | None = None
+    unranked_ndim: int | None = None
+    rank_shown: Origin | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
         return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
+
+    def ranked(self, ndim: int | None, at: Origin) -> Mask:
+        """The mask once ``at`` shows it ``ndim`` axes: a per-position mask on the query axis.
+
+        A ``[B, S]`` (or ``[S]``) mask is the only one the subscript can leave with exactly
+        ``unranked_ndim`` axes, and what it holds per position (padding) then runs along the
+        queries.
+        """
+        if self.unranked_at is None or ndim is None or ndim != self.unranked_ndim:
+            return self
+        return self.but(
+            key_padding=True,
+            key_last=False,
+            ndim=ndim,
+            moved_at=self.unranked_at,
+            unranked_at=None,
+            unranked_ndim=None,
+            rank_shown=at,
+        )
 
     def flipped(self, origin: Origin) -> Mask:
         """The mask under ``~``: the other meaning, the complementary triangle."""
