@@ -103,8 +103,9 @@ def _labels() -> dict[str, str]:
         # Translators: the severity of a rule, then what that severity means
         "severity_error": _("Severity: {severity}. The source alone proves the mistake."),
         "severity_warning": _(
-            "Severity: {severity}. The finding rests on a name (`pad_mask`, `attention_mask`) or "
-            "on a dtype the source does not show."
+            "Severity: {severity}. The finding rests on what the source suggests but does not "
+            "prove: a name (`pad_mask`, `attention_mask`), or a dtype, size or path it does not "
+            "show."
         ),
         "reports": _(
             "What `python -m attention.review example.py` reports on the wrong example below:"
@@ -189,9 +190,27 @@ def _section(ident: str, title: list[nodes.Node]) -> nodes.section:
     return section
 
 
+class rule_name(nodes.literal):  # noqa: N801 (docutils names node classes in lower case)
+    """A rule's name as code: ``<code>`` and the name, nothing else.
+
+    It holds no space (no ``span.pre`` per word is needed) and breaks after its hyphens, as
+    any text does where the CSS lets it (``review-rules.css``); every page's sidebar lists all
+    the rules, so each byte here is paid once per rule on every page.
+    """
+
+
+def _visit_rule_name(translator: Any, node: rule_name) -> None:
+    code = translator.starttag(node, "code", "", CLASS="literal notranslate")
+    translator.body.append(code + translator.encode(node.astext()) + "</code>")
+    raise nodes.SkipNode
+
+
 def _heading(code: str, name: str) -> list[nodes.Node]:
-    """A rule's title: its code and its name (as code: names are not translated)."""
-    return [nodes.Text(f"{code} "), nodes.literal(name, name, classes=["review-name"])]
+    """A rule's title: its code and its name (as code: names are not translated).
+
+    The name is a :class:`rule_name`, which every page's sidebar repeats for each rule.
+    """
+    return [nodes.Text(f"{code} "), rule_name(name, name, classes=["review-name"])]
 
 
 def _code(text: str, language: str) -> nodes.literal_block:
@@ -418,7 +437,7 @@ class ReviewRulesTable(SphinxDirective):
                 _paragraph(
                     _doc_ref(f"/{RULES_FOLDER}/{rule.code.lower()}", rule.code, docname),
                     nodes.Text(" "),
-                    nodes.literal(rule.name, rule.name, classes=["review-name"]),
+                    rule_name(rule.name, rule.name, classes=["review-name"]),
                 ),
                 _paragraph(*_inline(_(rule.summary)), classes=("review-summary",)),
             )
@@ -697,6 +716,7 @@ def setup(app: Sphinx) -> ExtensionMetadata:
         texinfo=(_visit_review_links_text, None),
     )
     app.add_node(review_row_ref)
+    app.add_node(rule_name, html=(_visit_rule_name, None))
     app.add_post_transform(_RowLinks)
     app.add_directive("review-rule", ReviewRule)
     app.add_directive("review-rules-table", ReviewRulesTable)

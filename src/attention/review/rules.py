@@ -5,7 +5,8 @@ right example (the source of its test fixtures and of its site page), and a demo
 that runs the wrong code on torch next to the right one (:mod:`.demos`).
 
 Severity is ``error`` where the source alone proves the mistake, ``warning`` where the finding
-rests on a name (``pad_mask``, ``attention_mask``) or on a dtype the source does not show.  Codes
+rests on what the source suggests but does not prove (a name such as ``pad_mask``, or a dtype,
+size or path it does not show).  Codes
 are stable: a retired rule keeps its code unused.
 
 >>> RULES[0].code, RULES[0].severity
