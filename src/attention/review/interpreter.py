@@ -1242,6 +1242,8 @@ class Interpreter:
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
+            if all(isinstance(side, _Tensor) and side.dtype == "int" for side in (left, right)):
+                return _Tensor(origin, "int")  # integers times integers
             for this, other in ((left, right), (right, left)):
                 if isinstance(this, _OneMinus) and isinstance(other, Const):
                     self.infinite_product(other, node, ("1 - x: 0 wherever x is 1", this.origin))
@@ -1486,6 +1488,9 @@ class Interpreter:
         origin = Origin(node, "")
         short = qualified.rsplit(".", 1)[-1] if qualified else None
 
+        if isinstance(func, ast.Name) and func.id in ("int", "bool") and qualified is None and args:
+            # the builtins: a Python int or bool, whose ~ is arithmetic (~0 == -1, ~True == -2)
+            return _Tensor(origin, "int")
         if method == "forward" and isinstance(receiver, Module):
             return self.module_call(receiver, node, values)  # layer.forward(x) as layer(x)
         if qualified is None and (
