@@ -499,6 +499,23 @@ tensor([[0.5000, 0.5000, 0.0000],
         [0.5000, 0.5000, 0.0000]])
 """,
     ),
+    "AM603": (
+        """\
+>>> import torch
+>>> scores = torch.zeros(3, 3)                 # [L, S]: every score is 0
+>>> scores[2, :] = float("-inf")               # query 2 may attend to no key
+>>> scores.softmax(dim=-1)[2].tolist()         # 0/0
+[nan, nan, nan]
+""",
+        """\
+>>> import torch
+>>> scores = torch.zeros(3, 3)
+>>> scores[2, :] = float("-inf")
+>>> weights = scores.softmax(dim=-1)
+>>> torch.where(weights.isnan(), 0.0, weights)[2].tolist()   # that query reads nothing
+[0.0, 0.0, 0.0]
+""",
+    ),
     "AM701": (
         """\
 >>> import torch

@@ -1370,7 +1370,12 @@ class Interpreter:
                 biased = this.biased or (
                     other is None and any("bias" in name for name in names_in(other_node))
                 )
-                return dataclasses.replace(this, masked=True, fixable=None, biased=biased)
+                row = this.empty_row
+                if isinstance(other, Mask) and other.kind == "additive" and other.empty_row:
+                    row = other.empty_row
+                return dataclasses.replace(
+                    this, masked=True, fixable=None, biased=biased, empty_row=row
+                )
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
                 other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
@@ -1381,10 +1386,13 @@ class Interpreter:
                 self.overflow_sink(this)
                 self.additive_sink(this, this_node, "x + mask adds the mask's values")
                 found = tuple(self.hits[before:])
-                if not found:
+                row = this.empty_row if this.kind == "additive" else None
+                if not found and row is None:
                     continue
                 del self.hits[before:]
-                return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
+                return Scores(
+                    Origin(node, ""), scaled=True, masked=True, pending=found, empty_row=row
+                )
         return _fold(left, right, ast.Add(), node)
 
     def overflow_sink(self, mask: Mask) -> None:
@@ -1635,6 +1643,8 @@ class Interpreter:
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
             return _retype(receiver, "int", origin) or _Tensor(origin, "int")
+        if method == "bool" and isinstance(receiver, _Tensor) and receiver.zero_one and not args:
+            return dataclasses.replace(receiver, origin=origin, dtype="bool", wide=False)
         if method == "bool":
             return _retype(receiver, "bool", origin)
         if method in ("to", "type") and isinstance(receiver, Mask):
@@ -1697,6 +1707,11 @@ class Interpreter:
             if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
                 flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
                 return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
+        if method in ("nan_to_num", "nan_to_num_") or qualified == "torch.nan_to_num":
+            subject = values[0] if qualified == "torch.nan_to_num" and values else receiver
+            guarded = self.nan_guard(subject)
+            if guarded is not None:
+                return guarded
         if method == "topk" or qualified == "torch.topk":
             ranked = receiver if qualified != "torch.topk" else (values[0] if values else None)
             if isinstance(ranked, Scores):
@@ -2007,7 +2022,9 @@ class Interpreter:
                     return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
                 if silent:
                     self.overflow_check(const, node, text)
-                return _Tensor(Origin(node, ""), self.created_dtype(node, like=True))
+                # 0 and ±inf are the same in every float dtype
+                kept = const if const.value == 0.0 or math.isinf(const.value) else None
+                return _Tensor(Origin(node, ""), self.created_dtype(node, like=True), holds=kept)
         return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
 
     def argument(
@@ -2324,8 +2341,23 @@ class Interpreter:
                 "scores are divided by √(head size) before the softmax (SDPA's default scale)",
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
+        nan_at = None
+        if subject.empty_row is not None:
+            nan_at = Origin(node, "softmax")
+            # reported unless a guard flushes the NaN weights (Weights.nan_at)
+            self.pending[id(node)] = Hit(
+                "AM603",
+                node,
+                self.code(node),
+                "a softmax of a row that is all -inf is 0/0, NaN: that query's output is NaN "
+                "(and so is every gradient that reads it)",
+                (("a softmax of scores whose mask leaves a query row no key", subject.empty_row),),
+            )
         return Weights(
-            Origin(node, "softmax"), unmasked=not subject.masked, unscaled=not subject.scaled
+            Origin(node, "softmax"),
+            unmasked=not subject.masked,
+            unscaled=not subject.scaled,
+            nan_at=nan_at,
         )
 
     def axis_check(
@@ -2465,6 +2497,8 @@ class Interpreter:
             and func.attr.endswith("_")
         ):
             return self.late_mask(target, node)
+        if isinstance(target, Weights) and args and "isnan" in self.code(args[0].value):
+            return self.nan_guard(target) or target  # w.masked_fill(w.isnan(), 0)
         if isinstance(target, Weights):
             if not target.unmasked:
                 # the scores may have been masked before the softmax: zeroing the weights of
@@ -2523,7 +2557,11 @@ class Interpreter:
             del self.hits[before:]
             fix = fixable if fixable in found and fixable.fix is not None else None
             return dataclasses.replace(
-                target, masked=True, pending=target.pending + found, fixable=fix
+                target,
+                masked=True,
+                pending=target.pending + found,
+                fixable=fix,
+                empty_row=self.row_left_empty(mask, fill, where=True) or target.empty_row,
             )
         return None
 
@@ -2544,6 +2582,32 @@ class Interpreter:
         return dataclasses.replace(scores, masked=True, late=Origin(node, ""))
 
     def where(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+        """``torch.where``: a NaN guard, or :meth:`where_value` and the query row it empties."""
+        args = self.args(node)
+        condition, *branches = values
+        if args and "isnan" in self.code(args[0].value):
+            for branch in branches:
+                guarded = self.nan_guard(branch)  # torch.where(w.isnan(), 0.0, w)
+                if guarded is not None:
+                    return guarded
+        result = self.where_value(node, values)
+        held = [b.holds if isinstance(b, _Tensor) and b.holds is not None else b for b in branches]
+        for at, where_true in ((1, False), (0, True)):
+            row = self.row_left_empty(condition, held[at], where=where_true)
+            if row is None:
+                continue
+            if isinstance(result, Scores):
+                return dataclasses.replace(result, empty_row=row)
+            kept, penalty = held[1 - at], held[at]
+            if isinstance(kept, Const) and kept.value == 0.0 and isinstance(penalty, Const):
+                # torch.where(m, 0.0, -inf) of a mask with an empty row: a row of -inf
+                made = Mask("additive", Origin(node, ""), "float")
+                if isinstance(result, Mask) and result.kind == "additive":
+                    made = result
+                return made.but(empty_row=row, row_value=penalty.value)
+        return result
+
+    def where_value(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
         """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype.
 
         ``torch.where(m, 0.0, -inf)`` is an additive mask that keeps where ``m`` is True;
@@ -2625,11 +2689,22 @@ class Interpreter:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
         before = self.ev(target.value)
+        written = value
+        if isinstance(value_node, ast.Constant) and isinstance(value_node.value, bool):
+            written = Const(float(value_node.value), Origin(value_node, "a constant"))
+        row = self.row_set(target, before, written) if isinstance(written, Const) else None
+        if row is not None:
+            self.bind(target.value, row)
+            return
         if not (isinstance(value, Const) and value.value in (0.0, 1.0)):
             self.not_zero_one(target.value)
         if not isinstance(value, Const):
             return
         base = self.ev(target.value)
+        if isinstance(base, Weights) and base.nan_at is not None and "isnan" in self.code(index):
+            self.pending.pop(id(base.nan_at.node), None)  # w[w.isnan()] = 0
+            self.bind(target.value, dataclasses.replace(base, nan_at=None))
+            return
         if (
             isinstance(base, _Tensor)
             and base.dtype in ("float", "bool")
@@ -2692,6 +2767,52 @@ class Interpreter:
                 "magnitude is 65504, so this value becomes -inf there",
                 overflows=value,
             )
+
+    def row_set(self, target: ast.Subscript, base: _Any | None, value: Const) -> Mask | None:
+        """One query row set whole to what the rest of the tensor does not hold.
+
+        ``m[0, 0, 2, :] = False`` on ones, ``bias[..., 2, :] = -inf`` on zeros.
+        """
+        if not (
+            isinstance(base, _Tensor)
+            and base.zero_one
+            and base.dtype in ("float", "bool")
+            and isinstance(target.value, ast.Name)
+            and _a_row(target.slice, base.sizes)
+        ):
+            return None
+        origin = Origin(target, "one query row set, every key")
+        if value.value in (0.0, 1.0):
+            return Mask("mask", origin, base.dtype, empty_row=origin, row_value=value.value)
+        if math.isinf(value.value) and value.value < 0 and base.dtype == "float":
+            return Mask("additive", origin, "float", empty_row=origin, row_value=value.value)
+        return None
+
+    def row_left_empty(
+        self, mask: _Any | None, penalty: _Any | None, *, where: bool
+    ) -> Origin | None:
+        """Where ``mask`` was built with a query row that ``penalty`` (-inf) fills entirely.
+
+        ``where``: the penalty goes where the mask is True (masked_fill) or False (torch.where's
+        other branch).
+        """
+        if not (
+            isinstance(mask, Mask)
+            and mask.kind == "mask"
+            and mask.empty_row is not None
+            and isinstance(penalty, Const)
+            and math.isinf(penalty.value)
+            and penalty.value < 0
+        ):
+            return None
+        return mask.empty_row if mask.row_value == (1.0 if where else 0.0) else None
+
+    def nan_guard(self, weights: _Any | None) -> _Any | None:
+        """Weights whose NaN rows are flushed (``nan_to_num``, ``torch.where(w.isnan(), 0, w)``)."""
+        if isinstance(weights, Weights) and weights.nan_at is not None:
+            self.pending.pop(id(weights.nan_at.node), None)
+            return dataclasses.replace(weights, nan_at=None)
+        return None
 
     def attention_context(self, target: _Any | None, mask: _Any | None, node: ast.Call) -> bool:
         """Whether a fill is of attention scores or a mask, as far as the code or names show."""
@@ -3362,6 +3483,24 @@ def _length(node: ast.AST, value: object) -> bool:
         return True
     name = last_name(node)
     return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
+
+
+def _a_row(index: ast.AST, sizes: tuple[_Dim, ...] | None) -> bool:
+    """``[0, 0, 2, :]``, ``[..., 2, :]``, ``[1, 0]`` of 3-D sizes: one query row, every key.
+
+    The axis before the keys is picked by a number or a name, the keys' axis is whole (written
+    ``:`` or left out where the sizes show it).
+    """
+    elements: list[ast.AST] = list(index.elts) if isinstance(index, ast.Tuple) else [index]
+    ellipsis = [isinstance(e, ast.Constant) and e.value is Ellipsis for e in elements]
+    if any(ellipsis[1:]) or any(isinstance(e, ast.Starred) or is_none(e) for e in elements):
+        return False
+    if not ellipsis[0] and sizes is not None and len(elements) < len(sizes):
+        elements += [ast.Slice()] * (len(sizes) - len(elements))
+    if len(elements) < 2 or not _whole(elements[-1]):
+        return False
+    picked = elements[-2]
+    return int_literal(picked) is not None or isinstance(picked, ast.Name)
 
 
 def _moves_the_last_axis(elements: list[ast.expr]) -> bool:

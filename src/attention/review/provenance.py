@@ -139,6 +139,9 @@ class Mask:
     axes it names (a ``[B, S]`` mask, which gives ``unranked_ndim`` axes), its last axis now
     lies on the query axis.  ``rank_shown``: the sizes list (``expand``) or the scores that
     showed that rank (:meth:`ranked`), so the move does not rest on a name.
+    ``empty_row``: the index assignment that set one whole query row (every key) to
+    ``row_value``, unlike the rest of the mask: 0 or 1 in a Boolean or 0/1 mask, -inf in an
+    additive one (``bias[..., 2, :] = float("-inf")``).
     """
 
     kind: Literal["mask", "additive"]
@@ -162,6 +165,8 @@ class Mask:
     unranked_at: Origin | None = None
     unranked_ndim: int | None = None
     rank_shown: Origin | None = None
+    empty_row: Origin | None = None
+    row_value: float | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -194,7 +199,10 @@ class Mask:
         elif self.meaning == "forbidden":
             meaning = "allowed"
         triangle = self.true_set.complement() if self.true_set is not None else None
-        return self.but(meaning=meaning, true_set=triangle, origin=origin, hf=False)
+        row = self.row_value
+        if self.kind == "mask" and row in (0.0, 1.0):
+            row = 1.0 - row
+        return self.but(meaning=meaning, true_set=triangle, origin=origin, hf=False, row_value=row)
 
     def says(self) -> str:
         """What the mask holds, in words: "True = padding", "1 = real token (Hugging Face)"."""
@@ -232,7 +240,8 @@ class Scores:
 
     ``masked`` once a mask or a bias was applied to them; ``pending`` holds the findings about
     a fill of these scores, reported only if the scores reach a softmax (a fill of logits that
-    no softmax reads, a ranking head's, proves nothing about attention).
+    no softmax reads, a ranking head's, proves nothing about attention).  ``empty_row``: where
+    a mask that leaves one query row all -inf was built.
     """
 
     origin: Origin
@@ -244,6 +253,7 @@ class Scores:
     wide: bool = False
     fixable: object | None = None
     biased: bool = False
+    empty_row: Origin | None = None
 
 
 @dataclass(frozen=True)
@@ -252,13 +262,15 @@ class Weights:
 
     ``unmasked``: the softmax read scores known to carry no mask, so a mask applied to the
     weights is the only one (not a guard that zeroes rows already masked before the softmax).
-    ``unscaled``: the softmax read scores no scale had reached.
+    ``unscaled``: the softmax read scores no scale had reached.  ``nan_at``: the softmax whose
+    row of -inf scores gives NaN weights, until a guard flushes them.
     """
 
     origin: Origin
     masked_at: Origin | None = None
     unmasked: bool = False
     unscaled: bool = False
+    nan_at: Origin | None = None
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,13 @@ _MHA_CLASS = (
 )
 _SCORES = "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
 
+_ROW_BIAS = (
+    "import torch\n\n\n"
+    "def attend(q, k, v):\n"
+    "    bias = torch.zeros(1, 1, 3, 3)\n"
+    '    bias[..., 2, :] = float("-inf")  # query 2 may attend to nothing\n'
+    "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5 + bias\n"
+)
 _SPLIT_CLASS = (
     "import torch\nfrom torch import nn\n\n\n"
     "class Attention(nn.Module):\n"
@@ -566,6 +573,22 @@ RULES: tuple[Rule, ...] = (
         "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
         "    real = ids != pad_id\n    allowed = real[:, None, :]\n"
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed[:, None])\n",
+    ),
+    Rule(
+        "AM603",
+        "softmax-of-a-row-with-no-allowed-key",
+        "error",
+        ("softmax.all_neg_inf_row",),
+        "The mask is built with a query row that allows no key (every key forbidden, or -inf "
+        "in the whole row) and a plain softmax reads it: 0/0, so that query's weights, its "
+        "output and every gradient through them are NaN.",
+        "`{subject}` reads a row with no allowed key: its weights are NaN",
+        "Give every query at least one key, or flush the NaN rows after the softmax "
+        "(`torch.where(w.isnan(), 0.0, w)`), or fill with `torch.finfo(dtype).min` instead of "
+        "-inf (the row's weights are then uniform, not NaN).",
+        _ROW_BIAS + "    return scores.softmax(dim=-1) @ v\n",
+        _ROW_BIAS + "    weights = scores.softmax(dim=-1)\n"
+        "    return torch.where(weights.isnan(), 0.0, weights) @ v\n",
     ),
     Rule(
         "AM701",
