@@ -35,6 +35,8 @@ _ZEROS = "    m = torch.zeros(3, 3, dtype=torch.bool)\n    m[2] = True\n"
         (_ONES, "torch.where(m, scores, float('-inf'))"),
         (_ONES, "scores + torch.where(m, 0.0, float('-inf'))"),
         (_ZEROS, "scores.masked_fill(m, float('-inf'))"),
+        (_BIAS, "scores + bias[None]"),  # a new leading axis keeps the row
+        (_ONES, "scores.masked_fill(~m.unsqueeze(1), float('-inf'))"),
     ],
 )
 def test_a_row_with_no_allowed_key(mask: str, masked: str) -> None:
@@ -51,6 +53,11 @@ def test_a_row_with_no_allowed_key(mask: str, masked: str) -> None:
         (_BIAS.replace("[..., 2, :]", "[..., 2]"), "scores + bias"),  # a key column
         (_BIAS.replace("[..., 2, :]", "[..., 2, 1]"), "scores + bias"),  # one entry
         (_ONES.replace("= False", "= True"), "scores.masked_fill(~m, float('-inf'))"),
+        (_BIAS, "scores + bias.transpose(-2, -1)"),  # the row is a key column now
+        (_BIAS, "scores + bias.mT"),
+        (_ONES, "scores.masked_fill(~m.transpose(1, 2), float('-inf'))"),
+        (_ONES, "scores.masked_fill(~m.view(1, 9), float('-inf'))"),
+        (_ONES, "scores.masked_fill(~m.unsqueeze(-1), float('-inf'))"),
     ],
 )
 def test_no_empty_row(mask: str, masked: str) -> None:

@@ -1186,8 +1186,13 @@ class Interpreter:
         ):
             # mask[:, None, :, None]: of a [B, S] mask, the keys go to the query axis (a rank
             # a name gives is a guess: it too waits to be shown)
-            return base.but(unranked_at=Origin(node, ""), unranked_ndim=len(elements))
-        return base.but(key_last=key_last, ndim=ndim, unranked_at=None, unranked_ndim=None)
+            return base.but(
+                unranked_at=Origin(node, ""), unranked_ndim=len(elements), empty_row=None
+            )
+        row = base.empty_row if key_last else None
+        return base.but(
+            key_last=key_last, ndim=ndim, unranked_at=None, unranked_ndim=None, empty_row=row
+        )
 
     # -- binary operations -----------------------------------------------------------------------
 
@@ -1672,7 +1677,12 @@ class Interpreter:
             moved = receiver.moved_at
             if last and receiver.key_last and receiver.key_padding:
                 moved = origin
-            return receiver.but(key_last=receiver.key_last and not last, ndim=ndim, moved_at=moved)
+            return receiver.but(
+                key_last=receiver.key_last and not last,
+                ndim=ndim,
+                moved_at=moved,
+                empty_row=None if last else receiver.empty_row,
+            )
         if (
             method == "expand"
             and isinstance(receiver, Mask)
@@ -1719,7 +1729,9 @@ class Interpreter:
         if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
-            return receiver.but(key_padding=False, ndim=len(args) or None, unranked_at=None)
+            return receiver.but(
+                key_padding=False, ndim=len(args) or None, unranked_at=None, empty_row=None
+            )
         if method in ("view", "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
             ndim = len(args) if len(args) >= 2 else None
@@ -1769,8 +1781,14 @@ class Interpreter:
             and receiver.true_set is None
         ):
             # its axes move, what its True entries mean does not; where the keys lie is unknown
+            # a row of it is a column now
             return receiver.but(
-                key_padding=False, key_last=True, moved_at=None, origin=origin, unranked_at=None
+                key_padding=False,
+                key_last=True,
+                moved_at=None,
+                origin=origin,
+                unranked_at=None,
+                empty_row=None,
             )
         if method in ("transpose", "permute", "swapaxes", "t"):
             rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
