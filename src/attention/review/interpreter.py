@@ -1284,6 +1284,9 @@ class Interpreter:
                 return Scale(origin, right.width, inverted=not right.inverted)
             return _ScaledTensor(origin)
         if isinstance(operator, ast.Sub):
+            if isinstance(left, Scores) and _reduction_of(right_node, ast.unparse(left_node)):
+                # scores - scores.max(-1, keepdim=True): the shift a stable softmax takes
+                return left
             if (
                 isinstance(left, Const)
                 and left.value == 1.0
@@ -3501,6 +3504,38 @@ def _length(node: ast.AST, value: object) -> bool:
         return True
     name = last_name(node)
     return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
+
+
+_REDUCTIONS = ("max", "amax", "logsumexp")
+
+
+def _reduction_of(node: ast.AST, scores: str) -> bool:
+    """A reduction of the scores ``s`` (their unparsed code) themselves.
+
+    ``s.max(-1, keepdim=True)[0]``, ``.values``, ``s.amax(-1)``, ``torch.max(s)``,
+    ``s.logsumexp(-1)``, each maybe ``.detach()``-ed.
+    """
+    while True:
+        if (isinstance(node, ast.Subscript) and int_literal(node.slice) == 0) or (
+            isinstance(node, ast.Attribute) and node.attr == "values"
+        ):
+            node = node.value
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "detach"
+        ):
+            node = node.func.value
+        else:
+            break
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if node.func.attr not in _REDUCTIONS:
+        return False
+    func = node.func
+    if isinstance(func.value, ast.Name) and func.value.id == "torch":
+        return bool(node.args) and ast.unparse(node.args[0]) == scores
+    return ast.unparse(func.value) == scores
 
 
 def _a_row(index: ast.AST, sizes: tuple[_Dim, ...] | None) -> bool:
