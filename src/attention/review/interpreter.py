@@ -127,6 +127,35 @@ class _Dim:
 
 
 @dataclass(frozen=True)
+class _RowConst:
+    """A per-row constant of some scores: their max, amax or logsumexp (maybe clamped).
+
+    Subtracted from those scores it is the shift a stable softmax takes: softmax(s - c) is
+    softmax(s).
+    """
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
+class _Exp:
+    """``scores.exp()``: the numerator of a hand-written softmax."""
+
+    origin: Origin
+    scores: Scores
+
+
+@dataclass(frozen=True)
+class _ExpSum:
+    """``e.sum(dim=d, keepdim=True)`` of an :class:`_Exp`: a softmax's denominator along ``d``."""
+
+    origin: Origin
+    exp: _Exp
+    dim: int | None
+    at: ast.AST
+
+
+@dataclass(frozen=True)
 class _Transposed:
     """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap)."""
 
@@ -275,6 +304,9 @@ BOOL_PARAM = _Param(boolean=True)
 
 _Any = (
     Value
+    | _RowConst
+    | _Exp
+    | _ExpSum
     | _Transposed
     | _ScaledTensor
     | _Finfo
@@ -1036,6 +1068,8 @@ class Interpreter:
             return _Transposed(Origin(node, "transposed"))
         if attr == "data" and isinstance(base, (Mask, Scores)):
             return base
+        if attr == "values" and isinstance(base, _RowConst):
+            return base
         if attr == "attention_mask":
             named = mask_from_name(attr, node)
             return named.but(batch=True) if named is not None else None
@@ -1137,6 +1171,8 @@ class Interpreter:
             return named.but(batch=True) if named is not None else None
         if isinstance(base, Scores):
             return base
+        if isinstance(base, _RowConst) and int_literal(node.slice) == 0:
+            return base  # s.max(-1, keepdim=True)[0]
         if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
             return base.module
         if isinstance(base, _Tuple):
@@ -1272,6 +1308,9 @@ class Interpreter:
             if folded is not None:
                 return folded
         if isinstance(operator, ast.Div):
+            if isinstance(left, _Exp) and isinstance(right, _ExpSum) and right.exp is left:
+                # exp(s) / exp(s).sum(dim, keepdim=True): a softmax written out
+                return self.softmax(node, left.scores, 0, dim=(right.dim, right.at))  # type: ignore[arg-type]
             if isinstance(left, Scores):
                 return self.scaled(left, right, right_node, divide=True)
             if isinstance(left, Weights) and isinstance(right, Scale):
@@ -1284,7 +1323,9 @@ class Interpreter:
                 return Scale(origin, right.width, inverted=not right.inverted)
             return _ScaledTensor(origin)
         if isinstance(operator, ast.Sub):
-            if isinstance(left, Scores) and _reduction_of(right_node, ast.unparse(left_node)):
+            if isinstance(left, Scores) and (
+                isinstance(right, _RowConst) or _reduction_of(right_node, ast.unparse(left_node))
+            ):
                 # scores - scores.max(-1, keepdim=True): the shift a stable softmax takes
                 return left
             if (
@@ -1720,6 +1761,9 @@ class Interpreter:
             if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
                 flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
                 return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
+        stable = self.hand_written_softmax(node, method, qualified, receiver, args, values)
+        if stable is not None:
+            return stable
         if method in ("nan_to_num", "nan_to_num_") or qualified == "torch.nan_to_num":
             subject = values[0] if qualified == "torch.nan_to_num" and values else receiver
             guarded = self.nan_guard(subject)
@@ -3053,6 +3097,50 @@ class Interpreter:
             return False
         first = last_name(args[0].value)
         return first is not None and HEAD_COUNT.fullmatch(first.lstrip("_")) is not None
+
+    def hand_written_softmax(
+        self,
+        node: ast.Call,
+        method: str | None,
+        qualified: str | None,
+        receiver: _Any | None,
+        args: list[Arg],
+        values: list[_Any | None],
+    ) -> _Any | None:
+        """The parts of ``exp(s - s.amax(-1, keepdim=True))`` / its ``sum(-1, keepdim=True)``.
+
+        A reduction of the scores (max, amax, logsumexp), kept through ``.detach()`` and through
+        ``torch.maximum`` / ``clamp`` with anything, is a per-row constant; ``exp`` of scores is
+        a numerator, its ``sum`` over one axis the denominator (the division is the softmax).
+        """
+        origin = Origin(node, "")
+        subject = values[0] if qualified and values else receiver
+        short = (
+            qualified.rsplit(".", 1)[-1] if qualified and qualified.startswith("torch.") else None
+        )
+        name = short if qualified else method
+        if name in _REDUCTIONS and isinstance(subject, Scores):
+            return _RowConst(origin)
+        if method == "detach" and isinstance(receiver, _RowConst):
+            return receiver
+        if name in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max") and any(
+            isinstance(value, _RowConst) for value in (receiver, *values)
+        ):
+            return _RowConst(origin)
+        if name == "exp" and isinstance(subject, Scores):
+            return _Exp(origin, subject)
+        if method == "sum" and isinstance(receiver, _Exp):
+            dim_arg = next(
+                (
+                    a
+                    for i, a in enumerate(args)
+                    if a.keyword == "dim" or (a.keyword is None and i == 0)
+                ),
+                None,
+            )
+            if dim_arg is not None:
+                return _ExpSum(origin, receiver, int_literal(dim_arg.value), dim_arg.value)
+        return None
 
     def top_k(self, scores: Scores) -> None:
         """``scores.topk(k)``: the keys each query keeps, read from masked scores.
