@@ -1323,9 +1323,7 @@ class Interpreter:
                 return Scale(origin, right.width, inverted=not right.inverted)
             return _ScaledTensor(origin)
         if isinstance(operator, ast.Sub):
-            if isinstance(left, Scores) and (
-                isinstance(right, _RowConst) or _reduction_of(right_node, ast.unparse(left_node))
-            ):
+            if isinstance(left, Scores) and isinstance(right, _RowConst):
                 # scores - scores.max(-1, keepdim=True): the shift a stable softmax takes
                 return left
             if (
@@ -3595,35 +3593,6 @@ def _length(node: ast.AST, value: object) -> bool:
 
 
 _REDUCTIONS = ("max", "amax", "logsumexp")
-
-
-def _reduction_of(node: ast.AST, scores: str) -> bool:
-    """A reduction of the scores ``s`` (their unparsed code) themselves.
-
-    ``s.max(-1, keepdim=True)[0]``, ``.values``, ``s.amax(-1)``, ``torch.max(s)``,
-    ``s.logsumexp(-1)``, each maybe ``.detach()``-ed.
-    """
-    while True:
-        if (isinstance(node, ast.Subscript) and int_literal(node.slice) == 0) or (
-            isinstance(node, ast.Attribute) and node.attr == "values"
-        ):
-            node = node.value
-        elif (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "detach"
-        ):
-            node = node.func.value
-        else:
-            break
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
-        return False
-    if node.func.attr not in _REDUCTIONS:
-        return False
-    func = node.func
-    if isinstance(func.value, ast.Name) and func.value.id == "torch":
-        return bool(node.args) and ast.unparse(node.args[0]) == scores
-    return ast.unparse(func.value) == scores
 
 
 def _a_row(index: ast.AST, sizes: tuple[_Dim, ...] | None) -> bool:
