@@ -404,6 +404,29 @@ tensor([[0.2689, 0.7311],
         [0.5000, 0.5000]])
 """,
     ),
+    "AM403": (
+        """\
+>>> import torch
+>>> scores = torch.tensor([[1.0, 0.0, 0.0]])       # one query, three keys
+>>> allowed = torch.tensor([[True, True, False]])  # key 2 is forbidden
+>>> cap = 2.0
+>>> masked = scores.masked_fill(~allowed, float("-inf"))
+>>> capped = cap * torch.tanh(masked / cap)        # tanh(-inf) = -1
+>>> capped                                         # key 2 scores -cap, a finite score
+tensor([[ 0.9242,  0.0000, -2.0000]])
+>>> torch.softmax(capped, dim=-1)                  # the forbidden key keeps 3.7 %
+tensor([[0.6894, 0.2736, 0.0370]])
+""",
+        """\
+>>> import torch
+>>> scores = torch.tensor([[1.0, 0.0, 0.0]])
+>>> allowed = torch.tensor([[True, True, False]])
+>>> cap = 2.0
+>>> capped = cap * torch.tanh(scores / cap)        # cap the raw scores first
+>>> torch.softmax(capped.masked_fill(~allowed, float("-inf")), dim=-1)
+tensor([[0.7159, 0.2841, 0.0000]])
+""",
+    ),
     "AM501": (
         """\
 >>> import torch

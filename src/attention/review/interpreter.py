@@ -76,6 +76,7 @@ from attention.review.sinks import (
     SDPA,
     SHAPE_METHODS,
     SOFTMAX,
+    TANH,
 )
 from attention.review.syntax import (
     Arg,
@@ -157,10 +158,14 @@ class _ExpSum:
 
 @dataclass(frozen=True)
 class _Transposed:
-    """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap)."""
+    """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap).
+
+    ``scaled``: multiplied or divided by a number (``(q * s) @ (k.transpose(-2, -1) * s)``).
+    """
 
     origin: Origin
     sizes: tuple[_Dim, ...] | None = None
+    scaled: bool = False
 
 
 @dataclass(frozen=True)
@@ -357,6 +362,7 @@ class Interpreter:
         self.summaries: dict[int, _Any | None] = {}
         self.summarising = False
         self.specialising = 0
+        self.helper_calls: list[tuple[_Function, ast.Call]] = []
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         self.consumed: dict[int, Origin] = {}
@@ -798,6 +804,7 @@ class Interpreter:
             if value is not None:
                 names[name] = value
         self.specialising += 1
+        self.helper_calls.append((function, node))
         attributes = dict(self.attributes[-1])
         self.scopes.append(names)
         self.functions.append(function)
@@ -814,6 +821,7 @@ class Interpreter:
             self.defs.pop()
             self.attributes[-1] = attributes
             self.specialising -= 1
+            self.helper_calls.pop()
         carried = [
             (arg, value)
             for arg, value in zip(self.args(node) if args is None else args, values, strict=True)
@@ -1248,7 +1256,8 @@ class Interpreter:
                 ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
                 if ndim is None and right.sizes is not None:
                     ndim = len(right.sizes)
-                return Scores(origin, scaled=isinstance(left, _ScaledTensor), ndim=ndim)
+                scaled = _scaled(left) or right.scaled
+                return Scores(origin, scaled=scaled, ndim=ndim)
             if (
                 isinstance(left, _Tensor)
                 and isinstance(right, _Tensor)
@@ -1263,6 +1272,13 @@ class Interpreter:
             return None
         if isinstance(operator, ast.Add):
             return self.add(left, right, left_node, right_node, node)
+        if (
+            isinstance(operator, (ast.Mult, ast.Div))
+            and isinstance(left, _Transposed)
+            and (isinstance(right, (Const, Scale, _Param, _Dim)) or right is None)
+        ):
+            # k.transpose(-2, -1) * scale: still the key side of q @ kᵀ, now scaled
+            return dataclasses.replace(left, scaled=True)
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
                 if isinstance(this, Scores) and _zero_one(other):
@@ -1420,12 +1436,20 @@ class Interpreter:
                 row = this.empty_row
                 if isinstance(other, Mask) and other.kind == "additive" and other.empty_row:
                     row = other.empty_row
+                penalised = this.penalised
+                if isinstance(other, Mask) and other.kind == "additive":
+                    penalised = Origin(node, "the mask's penalty added to the scores")
                 return dataclasses.replace(
-                    this, masked=True, fixable=None, biased=biased, empty_row=row
+                    this,
+                    masked=True,
+                    fixable=None,
+                    biased=biased,
+                    empty_row=row,
+                    penalised=penalised,
                 )
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
-                other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor))
+                other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor, _Transposed))
             ):
                 # x + indicator * -1e20, x + a 0/1 mask: about attention only if a softmax
                 # reads the sum
@@ -1631,6 +1655,10 @@ class Interpreter:
                 softmax_input = args[0].value
             self.fill_read_by_softmax(softmax_input)
             return self.softmax(node, subject, offset)
+        if qualified in TANH and values and isinstance(values[0], Scores):
+            return self.softcap(values[0], node)  # torch.tanh(scores)
+        if method in ("tanh", "tanh_") and qualified is None and isinstance(receiver, Scores):
+            return self.softcap(receiver, node)  # scores.tanh()
         if qualified == SDPA:
             self.sdpa(node, values)
             return None
@@ -1843,7 +1871,7 @@ class Interpreter:
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
             if isinstance(values[0], _Transposed):
-                scaled = isinstance(receiver, _ScaledTensor)
+                scaled = _scaled(receiver)
                 rank = len(values[0].sizes) if values[0].sizes is not None else None
                 return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else rank)
             return None
@@ -1853,7 +1881,7 @@ class Interpreter:
                 rank = len(keys.sizes) if keys.sizes is not None else None
                 return Scores(
                     origin,
-                    scaled=isinstance(values[0], _ScaledTensor),
+                    scaled=_scaled(values[0]),
                     ndim=3 if short == "bmm" else rank,  # bmm: [B, L, S] exactly
                 )
             return None
@@ -2625,6 +2653,11 @@ class Interpreter:
                 pending=target.pending + found,
                 fixable=fix,
                 empty_row=self.row_left_empty(mask, fill, where=True) or target.empty_row,
+                penalised=(
+                    Origin(node, "the scores filled with a penalty")
+                    if fill.value <= PENALTY or fill.finfo
+                    else target.penalised
+                ),
             )
         return None
 
@@ -2718,7 +2751,9 @@ class Interpreter:
                 self.penalty_sink(condition, args[0], "torch.where(mask, -inf, x) masks where True")
         scores = next((value for value in branches if isinstance(value, Scores)), None)
         if scores is not None and any(penalties):
-            return dataclasses.replace(scores, masked=True)
+            return dataclasses.replace(
+                scores, masked=True, penalised=Origin(node, "a penalty where the mask forbids")
+            )
         if both and any(penalties) and any(kept):
             penalty = branches[0] if penalties[0] else branches[1]
             assert isinstance(penalty, Const)
@@ -2805,7 +2840,7 @@ class Interpreter:
                 triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
             )
             if isinstance(base, Scores) and isinstance(target.value, ast.Name):
-                self.bind(target.value, dataclasses.replace(base, masked=True))
+                self.bind(target.value, self.index_penalised(base, target, value))
             return
         if isinstance(index, (ast.Tuple, ast.Slice)):
             return
@@ -2817,7 +2852,7 @@ class Interpreter:
         ):
             self.bind(target.value, self.after_softmax(base, target, None))
         elif isinstance(base, Scores) and isinstance(target.value, ast.Name):
-            self.bind(target.value, dataclasses.replace(base, masked=True))
+            self.bind(target.value, self.index_penalised(base, target, value))
         where = self.ev(index)
         boolean = isinstance(where, Mask) or isinstance(index, ast.Compare)
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
@@ -2830,6 +2865,43 @@ class Interpreter:
                 "magnitude is 65504, so this value becomes -inf there",
                 overflows=value,
             )
+
+    def index_penalised(self, scores: Scores, target: ast.Subscript, value: Const) -> Scores:
+        """``scores[mask] = value``: masked, and penalised if the value is a penalty."""
+        penalised = scores.penalised
+        if value.value <= PENALTY or value.finfo:
+            penalised = Origin(target, "the scores set to a penalty")
+        return dataclasses.replace(scores, masked=True, penalised=penalised)
+
+    def softcap(self, scores: Scores, node: ast.AST) -> Scores:
+        """AM403: tanh of scores that carry a mask's penalty: -inf becomes a finite -1.
+
+        Reported only if a softmax reads what follows; the squashed scores carry no penalty.
+        """
+        if scores.penalised is None:
+            return scores
+        expects = (
+            "tanh maps the penalty (-inf, or any large negative) to -1, so after the softcap a "
+            "masked key scores -cap, a finite score, and keeps a weight"
+        )
+        site: ast.AST = node
+        for function, call in reversed(self.helper_calls):
+            # a helper that caps what it is handed is right for raw scores: the finding goes
+            # to the call that hands it penalised ones
+            if _inside(scores.penalised.node, function):
+                break
+            site = call
+        if site is not node:
+            line = node.lineno  # type: ignore[attr-defined]
+            name = next(f.name for f, call in self.helper_calls if call is site)
+            expects += f", in `{name}` (line {line}: `{_short(self.code(node))}`)"
+        found = self.hit(
+            "AM403", site, expects, [("scores carrying the mask's penalty", scores.penalised)]
+        )
+        self.hits.remove(found)
+        return dataclasses.replace(
+            scores, pending=(*scores.pending, found), fixable=None, penalised=None
+        )
 
     def row_set(self, target: ast.Subscript, base: _Any | None, value: Const) -> Mask | None:
         """One query row set whole to what the rest of the tensor does not hold.
@@ -3498,6 +3570,8 @@ def _informative(value: object) -> bool:
     """Whether a caller's value tells a helper more than its parameter's name would."""
     if isinstance(value, (Mask, KeyCat)):
         return True
+    if isinstance(value, Scores):
+        return value.penalised is not None  # what a helper's softcap does to the penalty
     if isinstance(value, _Tensor):
         return value.dtype == "int" or value.sizes is not None or value.holds is not None
     return isinstance(value, _Dim) and (value.role is not None or value.value is not None)
@@ -3894,7 +3968,8 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
         elif all(isinstance(value, Scores) for value in values) or (
             any(isinstance(value, Scores) and value.pending for value in values)
             and all(
-                isinstance(value, (Scores, _Tensor, _ScaledTensor, _Param)) or value is None
+                isinstance(value, (Scores, _Tensor, _ScaledTensor, _Transposed, _Param))
+                or value is None
                 for value in values
             )
         ):
@@ -3908,6 +3983,8 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
                 ndim=scores[0].ndim if all(one.ndim == scores[0].ndim for one in scores) else None,
                 masked=any(one.masked for one in scores),
                 pending=pending,
+                # a penalty on one path holds on that path
+                penalised=next((one.penalised for one in scores if one.penalised), None),
             )
         else:
             joined[name] = UNKNOWN
@@ -3945,10 +4022,13 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
     if parts[1][-1] == contracted and contracted not in output:
         if not key_last:
             return None
-        return Scores(
-            origin, scaled=isinstance(values[1], _ScaledTensor), ndim=len(output.replace(".", ""))
-        )
+        return Scores(origin, scaled=_scaled(values[1]), ndim=len(output.replace(".", "")))
     return None
+
+
+def _scaled(value: object) -> bool:
+    """A tensor multiplied or divided by something: a query or key scaled before ``q @ kᵀ``."""
+    return isinstance(value, _ScaledTensor) or (isinstance(value, _Transposed) and value.scaled)
 
 
 def _short(code: str, limit: int = 60) -> str:

@@ -241,7 +241,8 @@ class Scores:
     ``masked`` once a mask or a bias was applied to them; ``pending`` holds the findings about
     a fill of these scores, reported only if the scores reach a softmax (a fill of logits that
     no softmax reads, a ranking head's, proves nothing about attention).  ``empty_row``: where
-    a mask that leaves one query row all -inf was built.
+    a mask that leaves one query row all -inf was built.  ``penalised``: where a mask's penalty
+    (-inf, a large negative fill, an additive mask) went into them.
     """
 
     origin: Origin
@@ -254,6 +255,7 @@ class Scores:
     fixable: object | None = None
     biased: bool = False
     empty_row: Origin | None = None
+    penalised: Origin | None = None
 
 
 @dataclass(frozen=True)

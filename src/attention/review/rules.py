@@ -477,6 +477,28 @@ RULES: tuple[Rule, ...] = (
         + "    weights = torch.softmax(scores, dim=-1)\n    return weights @ v\n",
     ),
     Rule(
+        "AM403",
+        "mask-squashed-by-a-softcap",
+        "error",
+        (),
+        "The mask's penalty goes into the scores before a tanh softcap "
+        "(`cap * tanh(scores / cap)`): `tanh` maps -inf, or any large negative, to -1, so a "
+        "masked key scores `-cap`, a finite score, and keeps a weight.",
+        "`{subject}` squashes the mask's penalty into a finite score",
+        "Cap the raw scores first, then mask them: `scores = cap * torch.tanh(scores / cap)`, "
+        "then `scores.masked_fill(~allowed, float('-inf'))` (or `+ bias`).",
+        "import torch\n\n\ndef attend(q, k, v, allowed, cap=50.0):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(~allowed, float('-inf'))\n"
+        "    scores = cap * torch.tanh(scores / cap)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, allowed, cap=50.0):\n"
+        + _SCORES
+        + "    scores = cap * torch.tanh(scores / cap)\n"
+        "    scores = scores.masked_fill(~allowed, float('-inf'))\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
         "AM501",
         "missing-scale",
         "warning",

@@ -24,6 +24,7 @@ OWN_SDPA = (
 NO_DIM = -(2**31)
 """An ``nn.Softmax`` whose ``dim`` is given but is not a literal: nothing to check."""
 SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+TANH = ("torch.tanh", "torch.nn.functional.tanh")
 MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
 MODULES = {
     "MultiheadAttention": "mha",
