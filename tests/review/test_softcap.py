@@ -152,3 +152,20 @@ def test_a_key_scaled_after_its_transpose_is_scaled() -> None:
 def test_a_zero_set_into_the_scores_is_no_penalty() -> None:
     body = "    s[~allowed] = 0.0\n    s = cap * torch.tanh(s / cap)\n" + _READ
     assert "AM403" not in [code for _, code in findings(body)]
+
+
+@pytest.mark.parametrize(
+    "again",
+    [
+        "    s = s.masked_fill(~allowed, float('-inf'))\n",
+        "    s = torch.where(allowed, s, float('-inf'))\n",
+        "    s = s + (~allowed).float() * -1e9\n",
+        "    s[~allowed] = float('-inf')\n",
+    ],
+)
+def test_the_penalty_put_back_after_the_softcap(again: str) -> None:
+    body = (
+        "    s = s.masked_fill(~allowed, float('-inf'))\n"
+        "    s = cap * torch.tanh(s / cap)\n" + again + _READ
+    )
+    assert findings(body) == []

@@ -1436,16 +1436,10 @@ class Interpreter:
                 row = this.empty_row
                 if isinstance(other, Mask) and other.kind == "additive" and other.empty_row:
                     row = other.empty_row
-                penalised = this.penalised
                 if isinstance(other, Mask) and other.kind == "additive":
-                    penalised = Origin(node, "the mask's penalty added to the scores")
+                    this = _penalise(this, Origin(node, "the mask's penalty added to the scores"))
                 return dataclasses.replace(
-                    this,
-                    masked=True,
-                    fixable=None,
-                    biased=biased,
-                    empty_row=row,
-                    penalised=penalised,
+                    this, masked=True, fixable=None, biased=biased, empty_row=row
                 )
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
@@ -2647,17 +2641,14 @@ class Interpreter:
             found = tuple(self.hits[before:])
             del self.hits[before:]
             fix = fixable if fixable in found and fixable.fix is not None else None
+            if fill.value <= PENALTY or fill.finfo:
+                target = _penalise(target, Origin(node, "the scores filled with a penalty"))
             return dataclasses.replace(
                 target,
                 masked=True,
                 pending=target.pending + found,
                 fixable=fix,
                 empty_row=self.row_left_empty(mask, fill, where=True) or target.empty_row,
-                penalised=(
-                    Origin(node, "the scores filled with a penalty")
-                    if fill.value <= PENALTY or fill.finfo
-                    else target.penalised
-                ),
             )
         return None
 
@@ -2751,9 +2742,8 @@ class Interpreter:
                 self.penalty_sink(condition, args[0], "torch.where(mask, -inf, x) masks where True")
         scores = next((value for value in branches if isinstance(value, Scores)), None)
         if scores is not None and any(penalties):
-            return dataclasses.replace(
-                scores, masked=True, penalised=Origin(node, "a penalty where the mask forbids")
-            )
+            penalty_at = Origin(node, "a penalty where the mask forbids")
+            return dataclasses.replace(_penalise(scores, penalty_at), masked=True)
         if both and any(penalties) and any(kept):
             penalty = branches[0] if penalties[0] else branches[1]
             assert isinstance(penalty, Const)
@@ -2868,10 +2858,9 @@ class Interpreter:
 
     def index_penalised(self, scores: Scores, target: ast.Subscript, value: Const) -> Scores:
         """``scores[mask] = value``: masked, and penalised if the value is a penalty."""
-        penalised = scores.penalised
         if value.value <= PENALTY or value.finfo:
-            penalised = Origin(target, "the scores set to a penalty")
-        return dataclasses.replace(scores, masked=True, penalised=penalised)
+            scores = _penalise(scores, Origin(target, "the scores set to a penalty"))
+        return dataclasses.replace(scores, masked=True)
 
     def softcap(self, scores: Scores, node: ast.AST) -> Scores:
         """AM403: tanh of scores that carry a mask's penalty: -inf becomes a finite -1.
@@ -4024,6 +4013,12 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
             return None
         return Scores(origin, scaled=_scaled(values[1]), ndim=len(output.replace(".", "")))
     return None
+
+
+def _penalise(scores: Scores, at: Origin) -> Scores:
+    """Scores given a mask's penalty at ``at``; a softcap before it no longer squashes one."""
+    pending = tuple(hit for hit in scores.pending if getattr(hit, "code", None) != "AM403")
+    return dataclasses.replace(scores, penalised=at, pending=pending)
 
 
 def _scaled(value: object) -> bool:
