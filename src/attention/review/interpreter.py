@@ -169,6 +169,14 @@ class _Transposed:
 
 
 @dataclass(frozen=True)
+class _Attended:
+    """Weights with NaN rows times the values: the outputs of those rows are NaN too."""
+
+    origin: Origin
+    nan_at: Origin
+
+
+@dataclass(frozen=True)
 class _ScaledTensor:
     """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``)."""
 
@@ -314,6 +322,7 @@ _Any = (
     | _ExpSum
     | _Transposed
     | _ScaledTensor
+    | _Attended
     | _Finfo
     | _Tensor
     | _OneMinus
@@ -1252,6 +1261,8 @@ class Interpreter:
         right = self.ev(right_node)
         origin = Origin(node, "")
         if isinstance(operator, ast.MatMult):
+            if isinstance(left, Weights) and left.nan_at is not None:
+                return _Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
             if isinstance(right, _Transposed):
                 ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
                 if ndim is None and right.sizes is not None:
@@ -1279,6 +1290,12 @@ class Interpreter:
         ):
             # k.transpose(-2, -1) * scale: still the key side of q @ kᵀ, now scaled
             return dataclasses.replace(left, scaled=True)
+        if isinstance(operator, ast.Mult) and (
+            isinstance(left, Mask) or (isinstance(left, _Tensor) and left.dtype == "bool")
+        ):
+            pair = self.pairwise(left_node, right_node, operator, node, None)
+            if pair is not None:
+                return pair  # m.unsqueeze(-1) * m.unsqueeze(-2): 1 where both are
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
                 if isinstance(this, Scores) and _zero_one(other):
@@ -1363,8 +1380,45 @@ class Interpreter:
                 return Scale(origin, width, inverted=True)
             return None
         if isinstance(operator, (ast.BitAnd, ast.BitOr)):
-            return self.combine(left, right, node)
+            combined = self.combine(left, right, node)
+            return self.pairwise(left_node, right_node, operator, node, combined) or combined
         return None
+
+    def pairwise(
+        self,
+        left_node: ast.AST,
+        right_node: ast.AST,
+        operator: ast.operator,
+        node: ast.AST,
+        combined: _Any | None,
+    ) -> Mask | None:
+        """``m[:, :, None] & m[:, None, :]``: one per-position mask on the query and key axes.
+
+        A query whose own entry is False (for ``&``; True for ``|``) has a row of the same
+        value on every key: read as allowed (forbidden), that row allows no key.  The row is
+        empty only where the data has such a position, so it is a warning (AM602).
+        """
+        sides = {_pair_side(left_node), _pair_side(right_node)}
+        bases = {side[0] for side in sides if side is not None}
+        if None in sides or len(sides) != 2 or len(bases) != 1:
+            return None  # one tensor, once on the query axis and once on the key axis
+        if isinstance(combined, Mask) and combined.query_and_key is not None:
+            return None  # a known padding mask on both axes: AM602 at its sink already
+        made = combined if isinstance(combined, Mask) else None
+        if made is None:
+            base = self.ev(left_node)
+            dtype = base.dtype if isinstance(base, (Mask, _Tensor)) else None
+            made = Mask("mask", Origin(node, ""), dtype=dtype)
+        row = 1.0 if isinstance(operator, ast.BitOr) else 0.0
+        return made.but(
+            empty_row=Origin(node, PAIRWISE),
+            row_value=row,
+            key_padding=False,
+            key_last=True,
+            moved_at=None,
+            unranked_at=None,
+            unranked_ndim=None,
+        )
 
     def combine(self, left: _Any | None, right: _Any | None, node: ast.AST) -> _Any | None:
         """``a & b`` / ``a | b`` of two masks."""
@@ -2427,7 +2481,20 @@ class Interpreter:
                 [("unscaled scores q @ kᵀ", subject.origin)],
             )
         nan_at = None
-        if subject.empty_row is not None:
+        if subject.empty_row is not None and subject.empty_row.reason == PAIRWISE:
+            nan_at = Origin(node, "softmax")
+            # reported where the mask is built (what needs changing), unless a guard flushes
+            # the NaN weights
+            at = subject.empty_row.node
+            self.pending[id(node)] = Hit(
+                "AM602",
+                at,
+                self.code(at),
+                f"a padded query's row is all -inf, and the softmax of it (line "
+                f"{node.lineno}: `{_short(self.code(node))}`) is 0/0, NaN",
+                (("padding on both the query and the key axis", subject.empty_row),),
+            )
+        elif subject.empty_row is not None:
             nan_at = Origin(node, "softmax")
             # reported unless a guard flushes the NaN weights (Weights.nan_at)
             self.pending[id(node)] = Hit(
@@ -2626,8 +2693,14 @@ class Interpreter:
             if isinstance(mask, Mask):
                 self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
             if not isinstance(target, Scores):
+                row = self.row_left_empty(mask, fill, where=True)
                 return Mask(
-                    "additive", Origin(node, ""), dtype="float", finfo_terms=int(fill.finfo)
+                    "additive",
+                    Origin(node, ""),
+                    dtype="float",
+                    finfo_terms=int(fill.finfo),
+                    empty_row=row,
+                    row_value=fill.value if row is not None else None,
                 )
         elif isinstance(target, Scores) and fill.value >= NOT_ZEROING:
             self.hit(
@@ -2936,6 +3009,9 @@ class Interpreter:
         if isinstance(weights, Weights) and weights.nan_at is not None:
             self.pending.pop(id(weights.nan_at.node), None)
             return dataclasses.replace(weights, nan_at=None)
+        if isinstance(weights, _Attended):
+            self.pending.pop(id(weights.nan_at.node), None)  # the outputs flushed
+            return UNKNOWN
         return None
 
     def attention_context(self, target: _Any | None, mask: _Any | None, node: ast.Call) -> bool:
@@ -4012,6 +4088,54 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
         if not key_last:
             return None
         return Scores(origin, scaled=_scaled(values[1]), ndim=len(output.replace(".", "")))
+    return None
+
+
+PAIRWISE = "one per-position mask on both the query and the key axis"
+"""The reason of a mask row left empty by :meth:`Interpreter.pairwise` (not by one index)."""
+
+
+def _pair_side(node: ast.AST) -> tuple[str, str] | None:
+    """Which axis a view of a per-position mask puts its positions on, and of which tensor.
+
+    ``(base, "query")`` for ``m[..., :, None]`` / ``m.unsqueeze(-1)``; ``"key"`` for
+    ``m[..., None, :]`` / ``m.unsqueeze(-2)``; under ``~`` the base is ``~m``; None for
+    anything else.
+    """
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        inner = _pair_side(node.operand)
+        return (f"~{inner[0]}", inner[1]) if inner is not None else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "unsqueeze"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.func.value, (ast.Name, ast.Attribute))
+    ):
+        axis = int_literal(node.args[0])
+        side = {-1: "query", -2: "key"}.get(axis) if axis is not None else None
+        return (ast.unparse(node.func.value), side) if side else None
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, (ast.Name, ast.Attribute))
+        and isinstance(node.slice, ast.Tuple)
+        and len(node.slice.elts) >= 2
+    ):
+        return None
+    elements = node.slice.elts
+    if not all(
+        _whole(element)
+        or is_none(element)
+        or (isinstance(element, ast.Constant) and element.value is Ellipsis)
+        for element in elements
+    ):
+        return None
+    before, last = elements[-2], elements[-1]
+    if is_none(last) and not is_none(before):
+        return ast.unparse(node.value), "query"
+    if _whole(last) and is_none(before):
+        return ast.unparse(node.value), "key"
     return None
 
 

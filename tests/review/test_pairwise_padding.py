@@ -1,0 +1,124 @@
+"""A per-position mask put on both the query and the key axis leaves padded queries no key (AM602).
+
+``m[:, None, :, None] & m[:, None, None, :]`` is True only where both the query and the key
+are real: a padded query's row is False on every key, and filled with -inf a plain softmax of
+it is 0/0, NaN (mlx-vlm#1006, Gemma 4's vision attention).  The row is empty only where the
+data has padding, so this is a warning, reported where the mask is built (what needs changing)
+and released by a NaN guard after the softmax or after the attention.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention.review.check import check_source
+
+_HEAD = "import torch\n\n\n"
+_SCORES = "    s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+_READ = "    return torch.softmax(s, dim=-1) @ v\n"
+
+
+def findings(body: str) -> list[tuple[int, str]]:
+    source = _HEAD + "def attend(q, k, v, valid):\n" + _SCORES + body
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        "valid[:, None, :, None] & valid[:, None, None, :]",
+        "valid[:, None, None, :] & valid[:, None, :, None]",
+        "valid[..., :, None] & valid[..., None, :]",
+        "valid.unsqueeze(-1) & valid.unsqueeze(-2)",
+    ],
+)
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = s.masked_fill(~pair, float('-inf'))\n",
+        "    s = torch.where(pair, s, float('-inf'))\n",
+        "    s = s + torch.zeros(pair.shape).masked_fill(~pair, float('-inf'))\n",
+        "    s = s + torch.where(pair, 0.0, float('-inf'))\n",
+    ],
+)
+def test_a_pairwise_mask_leaves_padded_queries_no_key(pair: str, fill: str) -> None:
+    assert findings(f"    pair = {pair}\n" + fill + _READ) == [(6, "AM602")]
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = s.masked_fill(pad, float('-inf'))\n",
+        "    s = torch.where(~pad, s, float('-inf'))\n",
+    ],
+)
+def test_a_pairwise_padding_mask_joined_with_or(fill: str) -> None:
+    body = "    pad = ~valid[:, :, None] | ~valid[:, None, :]\n" + fill + _READ
+    assert findings(body) == [(6, "AM602")]
+
+
+def test_a_product_of_a_boolean_mask() -> None:
+    body = (
+        "    real = valid != pad_id\n"
+        "    pair = real.unsqueeze(-1) * real.unsqueeze(-2)\n"
+        "    s = s.masked_fill(pair == 0, float('-inf'))\n" + _READ
+    )
+    assert findings(body) == [(7, "AM602")]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        # a finite fill: the padded query's row is uniform, not NaN
+        "    pair = valid[:, :, None] & valid[:, None, :]\n"
+        "    s = s.masked_fill(~pair, torch.finfo(s.dtype).min)\n",
+        "    pair = valid[:, :, None] & valid[:, None, :]\n    s = s.masked_fill(~pair, -1e9)\n",
+        # & read as forbidden: a pair is forbidden only where both are, no row is empty
+        "    pair = valid[:, :, None] & valid[:, None, :]\n"
+        "    s = s.masked_fill(pair, float('-inf'))\n",
+        # | read as allowed
+        "    pair = valid[:, :, None] | valid[:, None, :]\n"
+        "    s = torch.where(pair, s, float('-inf'))\n",
+        # keys only
+        "    s = s.masked_fill(~valid[:, None, None, :], float('-inf'))\n",
+        # two different tensors (a query mask and a key mask)
+        "    pair = valid[:, :, None] & other[:, None, :]\n"
+        "    s = s.masked_fill(~pair, float('-inf'))\n",
+        # both views on the same axis
+        "    pair = valid[:, None, :] & valid[:, None, :]\n"
+        "    s = s.masked_fill(~pair, float('-inf'))\n",
+    ],
+)
+def test_no_row_left_empty(body: str) -> None:
+    assert findings(body + _READ) == []
+
+
+@pytest.mark.parametrize(
+    "guarded",
+    [
+        "    w = torch.softmax(s, dim=-1)\n    return torch.nan_to_num(w) @ v\n",
+        "    out = torch.softmax(s, dim=-1) @ v\n"
+        "    return torch.where(torch.isnan(out), 0.0, out)\n",
+    ],
+)
+def test_a_nan_guard_after_the_softmax_or_the_attention(guarded: str) -> None:
+    body = (
+        "    pair = valid[:, :, None] & valid[:, None, :]\n"
+        "    s = s.masked_fill(~pair, float('-inf'))\n" + guarded
+    )
+    assert findings(body) == []
+
+
+def test_the_mask_handed_to_a_helper_is_reported_where_it_is_built() -> None:
+    source = (
+        _HEAD + "def sdpa(q, k, v, mask):\n"
+        "    s = q @ k.transpose(-1, -2) + mask\n"
+        "    return torch.softmax(s, dim=-1) @ v\n\n\n"
+        "def vision_attention(q, k, v, valid):\n"
+        "    allowed = valid[:, None, :, None] & valid[:, None, None, :]\n"
+        "    mask = torch.zeros(allowed.shape).masked_fill(~allowed, float('-inf'))\n"
+        "    return sdpa(q, k, v, mask)\n"
+    )
+    found = check_source(source, "case.py")
+    assert [(finding.line, finding.code) for finding in found] == [(10, "AM602")]
+    assert "line 6: `torch.softmax(s, dim=-1)`" in found[0].expects
