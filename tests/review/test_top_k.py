@@ -49,7 +49,8 @@ def test_a_ranking_of_masked_scores(ranked: str) -> None:
     ("reader", "expected"), [("topk(k).indices", []), ("softmax(-1)", ["AM202"])]
 )
 def test_an_overflowing_fill_still_waits_for_a_softmax(reader: str, expected: list[str]) -> None:
-    body = f"    s = index_scores.half()\n    return (s + (~allowed).float() * -1e9).{reader}\n"
+    # a float16 penalty: -1e9 overflows to -inf there (a float32 one, `.float()`, would fit)
+    body = f"    s = index_scores.half()\n    return (s + (~allowed).half() * -1e9).{reader}\n"
     assert codes(body) == expected
 
 

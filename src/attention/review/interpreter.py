@@ -1359,6 +1359,10 @@ class Interpreter:
             if isinstance(left, Scores) and isinstance(right, _RowConst):
                 # scores - scores.max(-1, keepdim=True): the shift a stable softmax takes
                 return left
+            if isinstance(left, Scores):
+                penalty = self.subtracted_penalty(right_node)
+                if penalty is not None:
+                    return self.add(left, penalty, left_node, right_node, node)
             if (
                 isinstance(left, Const)
                 and left.value == 1.0
@@ -1419,6 +1423,24 @@ class Interpreter:
             unranked_at=None,
             unranked_ndim=None,
         )
+
+    def subtracted_penalty(self, node: ast.AST) -> Mask | None:
+        """``1e9 * m`` in ``scores - 1e9 * m``: the additive mask ``m * -1e9``.
+
+        Only a product of exactly a 0/1 mask and a constant (:meth:`penalty` takes only one of
+        a penalty's size).
+        """
+        factors = _factors(node)
+        if len(factors) != 2:
+            return None
+        values = [self.ev(factor) for factor in factors]
+        masks = [value for value in values if isinstance(value, Mask) and value.kind == "mask"]
+        consts = [value for value in values if isinstance(value, Const)]
+        if len(masks) != 1 or len(consts) != 1:
+            return None
+        negative = dataclasses.replace(consts[0], value=-consts[0].value)
+        made = self.penalty(masks[0], negative, node)
+        return made if isinstance(made, Mask) else None
 
     def combine(self, left: _Any | None, right: _Any | None, node: ast.AST) -> _Any | None:
         """``a & b`` / ``a | b`` of two masks."""
@@ -1762,6 +1784,10 @@ class Interpreter:
                 self.overflow_check(receiver.holds, node, narrowed)
         if method in FLOAT_METHODS and isinstance(receiver, Scores):
             return dataclasses.replace(receiver, wide=method in ("float", "double"))
+        if method in ("float", "double") and isinstance(receiver, Mask) and not args:
+            # float32 (or float64) by construction: a penalty of -1e9 times it fits
+            retyped = _retype(receiver, "float", origin)
+            return (retyped if isinstance(retyped, Mask) else receiver).but(wide=True)
         if method in FLOAT_METHODS or method == "type_as":
             return _retype(receiver, "float", origin)
         if method in INT_METHODS:
@@ -2817,6 +2843,18 @@ class Interpreter:
         if scores is not None and any(penalties):
             penalty_at = Origin(node, "a penalty where the mask forbids")
             return dataclasses.replace(_penalise(scores, penalty_at), masked=True)
+        weak = next(
+            (
+                arg.value
+                for arg, value in zip(args[1:], branches, strict=True)
+                if (isinstance(value, Const) and value.value >= NOT_ZEROING)
+                or _zeros(arg.value, self.qualname)
+            ),
+            None,
+        )
+        if scores is not None and isinstance(condition, Mask) and weak is not None:
+            # torch.where(mask, scores, 0.0): the masked scores become 0, not -inf
+            return self.weak_fill(scores, weak)
         if both and any(penalties) and any(kept):
             penalty = branches[0] if penalties[0] else branches[1]
             assert isinstance(penalty, Const)
@@ -2920,6 +2958,15 @@ class Interpreter:
         boolean = isinstance(where, Mask) or isinstance(index, ast.Compare)
         if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
             boolean = True
+        filled = self.lookup(target.value.id) if isinstance(target.value, ast.Name) else None
+        if (
+            boolean
+            and isinstance(base, Scores)
+            and isinstance(filled, Scores)
+            and value.value >= NOT_ZEROING
+        ):
+            # scores[~mask] = 0: the masked scores become 0, not -inf
+            self.bind(target.value, self.weak_fill(filled, value_node))
         if boolean and _overflows_float16(value):
             self.hit(
                 "AM202",
@@ -2928,6 +2975,19 @@ class Interpreter:
                 "magnitude is 65504, so this value becomes -inf there",
                 overflows=value,
             )
+
+    def weak_fill(self, scores: Scores, fill: ast.AST) -> Scores:
+        """AM203 for a fill that leaves masked keys a weight (waits for a softmax)."""
+        found = self.hit(
+            "AM203",
+            fill,
+            "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
+            "leaves the masked keys a weight comparable to the others",
+        )
+        self.hits.remove(found)
+        return dataclasses.replace(
+            scores, masked=True, pending=(*scores.pending, found), fixable=None
+        )
 
     def index_penalised(self, scores: Scores, target: ast.Subscript, value: Const) -> Scores:
         """``scores[mask] = value``: masked, and penalised if the value is a penalty."""
@@ -4093,6 +4153,15 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
 
 PAIRWISE = "one per-position mask on both the query and the key axis"
 """The reason of a mask row left empty by :meth:`Interpreter.pairwise` (not by one index)."""
+
+
+def _zeros(node: ast.AST, qualname: Callable[[ast.AST], str | None]) -> bool:
+    """``torch.zeros_like(x)`` / ``torch.zeros(...)`` / ``x.new_zeros(...)``: a tensor of 0."""
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("zeros_like", "new_zeros"):
+        return qualname(node.func) in (None, "torch.zeros_like")
+    return qualname(node.func) in ("torch.zeros", "torch.zeros_like")
 
 
 def _pair_side(node: ast.AST) -> tuple[str, str] | None:

@@ -1,0 +1,101 @@
+"""Masked scores set to 0 by ``torch.where`` or an index, and penalties subtracted.
+
+``torch.where(allowed, scores, 0.0)`` and ``scores[~allowed] = 0`` leave a masked key the
+weight of a zero score (AM203, as ``masked_fill(~allowed, 0.0)`` does); ``scores - 1e9 * m`` is
+the additive mask ``m * -1e9`` and is read like one, its polarity included (AM102 when ``m`` is
+1 on the real tokens).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention.review.check import check_source
+
+_HEAD = "import torch\n\n\n"
+_SCORES = "    s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+_READ = "    return torch.softmax(s, dim=-1) @ v\n"
+
+
+def findings(body: str) -> list[tuple[int, str]]:
+    source = _HEAD + "def attend(q, k, v, ids, pad):\n    real = ids != pad\n" + _SCORES + body
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = torch.where(real[:, None, None, :], s, 0.0)\n",
+        "    s = torch.where(real[:, None, None, :], s, torch.zeros_like(s))\n",
+        "    s = torch.where(real[:, None, None, :], s, s.new_zeros(()))\n",
+        "    s = torch.where(~real[:, None, None, :], -1.0, s)\n",
+        "    s[~real[:, None, None, :].expand_as(s)] = 0\n",
+        "    s[(ids == pad)[:, None, None, :].expand_as(s)] = 0.0\n",
+    ],
+)
+def test_masked_scores_set_to_a_number_near_zero(fill: str) -> None:
+    assert findings(fill + _READ) == [(7, "AM203")]
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = torch.where(real[:, None, None, :], s, float('-inf'))\n",
+        "    s = torch.where(real[:, None, None, :], s, torch.finfo(s.dtype).min)\n",
+        "    s[~real[:, None, None, :].expand_as(s)] = float('-inf')\n",
+        "    s[:, 0] = 0.0\n",  # a column, not a mask
+        "    s[0] = 0.0\n",  # one batch item, not a mask
+        "    s = torch.where(s > 0, s, 0.0)\n",  # a threshold, not a mask
+    ],
+)
+def test_no_weak_fill(fill: str) -> None:
+    assert findings(fill + _READ) == []
+
+
+def test_a_weak_fill_no_softmax_reads() -> None:
+    assert findings("    return torch.where(real[:, None, None, :], s, 0.0)\n") == []
+
+
+@pytest.mark.parametrize(
+    ("subtracted", "expected"),
+    [
+        ("1e9 * (1 - real[:, None, None, :].float())", []),
+        ("(1 - real[:, None, None, :].float()) * 1e9", []),
+        ("1e9 * real[:, None, None, :].float()", [(7, "AM102")]),
+        ("(~real[:, None, None, :]).float() * torch.finfo(s.dtype).max", []),
+        ("real[:, None, None, :].float() * torch.finfo(s.dtype).max", [(7, "AM102")]),
+    ],
+)
+def test_a_penalty_subtracted(subtracted: str, expected: list[tuple[int, str]]) -> None:
+    assert findings(f"    s = s - {subtracted}\n" + _READ) == expected
+
+
+@pytest.mark.parametrize(
+    "subtracted",
+    [
+        "s.amax(-1, keepdim=True)",  # a stable softmax's shift
+        "10.0 * real[:, None, None, :].float()",  # too small to be a penalty
+        "bias",
+    ],
+)
+def test_no_penalty_subtracted(subtracted: str) -> None:
+    assert findings(f"    s = s - {subtracted}\n" + _READ) == []
+
+
+def test_a_subtracted_penalty_reaches_the_softcap_rule() -> None:
+    body = (
+        "    s = s - 1e9 * (1 - real[:, None, None, :].float())\n"
+        "    s = 50.0 * torch.tanh(s / 50.0)\n" + _READ
+    )
+    assert findings(body) == [(8, "AM403")]
+
+
+@pytest.mark.parametrize(
+    ("cast", "expected"), [("float()", []), ("double()", []), ("half()", [(8, "AM202")])]
+)
+def test_a_penalty_keeps_the_dtype_the_mask_was_cast_to(
+    cast: str, expected: list[tuple[int, str]]
+) -> None:
+    # s.half() + a float32 tensor is float32, where -1e9 fits; a float16 penalty is -inf
+    body = f"    s = s.half()\n    s = s - 1e9 * (1 - real[:, None, None, :].{cast})\n" + _READ
+    assert findings(body) == expected
