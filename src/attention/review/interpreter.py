@@ -161,14 +161,11 @@ class _Transposed:
     """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap).
 
     ``scaled``: multiplied or divided by a number (``(q * s) @ (k.transpose(-2, -1) * s)``).
-    ``shown``: its rank is the moved tensor's, whose sizes the code showed (not a guess from
-    the axes swapped).
     """
 
     origin: Origin
     sizes: tuple[_Dim, ...] | None = None
     scaled: bool = False
-    shown: bool = False
 
 
 @dataclass(frozen=True)
@@ -1878,11 +1875,6 @@ class Interpreter:
                 self.top_k(ranked)
         if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
-        if method in ("view", "reshape") and isinstance(receiver, _Tensor):
-            # as many axes as sizes given
-            given = self.sizes(node, values)
-            if given is not None and len(given) >= 2:
-                return _Tensor(origin, receiver.dtype, receiver.wide, sizes=given)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(
                 key_padding=False, ndim=len(args) or None, unranked_at=None, empty_row=None
@@ -1928,7 +1920,7 @@ class Interpreter:
             if len(axes) == 2 and len(known) == 2:
                 one, other = known
                 swapped[one], swapped[other] = swapped[other], swapped[one]
-                return _Transposed(origin, tuple(swapped), shown=_ranked(receiver))
+                return _Transposed(origin, tuple(swapped))
             return _Transposed(origin)
         if (
             method in ("transpose", "permute", "swapaxes", "t")
@@ -1947,9 +1939,6 @@ class Interpreter:
             )
         if method in ("transpose", "permute", "swapaxes", "t"):
             rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
-            if isinstance(receiver, (_Tensor, _Transposed)) and _ranked(receiver):
-                # axes moved, none added or removed
-                return _Transposed(origin, receiver.sizes, shown=True)
             if rank is not None:
                 return _Transposed(origin, tuple(_Dim(origin) for _ in range(rank)))
             return _Transposed(origin)
@@ -4223,13 +4212,6 @@ def _penalise(scores: Scores, at: Origin) -> Scores:
     """Scores given a mask's penalty at ``at``; a softcap before it no longer squashes one."""
     pending = tuple(hit for hit in scores.pending if getattr(hit, "code", None) != "AM403")
     return dataclasses.replace(scores, penalised=at, pending=pending)
-
-
-def _ranked(value: _Tensor | _Transposed) -> bool:
-    """A tensor whose every axis the code showed (not only those at one end)."""
-    if isinstance(value, _Tensor):
-        return bool(value.sizes) and value.open is None
-    return value.shown and bool(value.sizes)
 
 
 def _scaled(value: object) -> bool:
