@@ -122,3 +122,13 @@ def test_the_mask_handed_to_a_helper_is_reported_where_it_is_built() -> None:
     found = check_source(source, "case.py")
     assert [(finding.line, finding.code) for finding in found] == [(10, "AM602")]
     assert "line 6: `torch.softmax(s, dim=-1)`" in found[0].expects
+
+
+def test_the_rows_of_real_queries_selected_before_the_softmax() -> None:
+    body = (
+        "    pair = valid[:, :, None] & valid[:, None, :]\n"
+        "    s = s.masked_fill(~pair, float('-inf'))\n"
+        "    rows = s[valid]  # [N, L]: the real queries' rows only\n"
+        "    return torch.softmax(rows, dim=-1)\n"
+    )
+    assert findings(body) == []

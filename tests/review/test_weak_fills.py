@@ -99,3 +99,52 @@ def test_a_penalty_keeps_the_dtype_the_mask_was_cast_to(
     # s.half() + a float32 tensor is float32, where -1e9 fits; a float16 penalty is -inf
     body = f"    s = s.half()\n    s = s - 1e9 * (1 - real[:, None, None, :].{cast})\n" + _READ
     assert findings(body) == expected
+
+
+@pytest.mark.parametrize(
+    "reset",
+    [
+        "    s = torch.where(real[:, None, :, None], s, 0.0)\n",
+        "    s = s.masked_fill(~real[:, None, :, None], 0.0)\n",
+        "    s[~real[:, None, :, None].expand_as(s)] = 0.0\n",
+    ],
+)
+def test_a_row_reset_after_the_keys_are_masked(reset: str) -> None:
+    # padded queries get a uniform row instead of NaN; the keys already carry -inf
+    body = "    s = s.masked_fill(~real[:, None, None, :], float('-inf'))\n" + reset + _READ
+    assert findings(body) == []
+
+
+@pytest.mark.parametrize(
+    "weak",
+    [
+        "    s = torch.where(real[:, None, None, :], s, torch.zeros_like(s))\n",
+        "    s = s.masked_fill(~real[:, None, None, :], 0.0)\n",
+    ],
+)
+def test_a_weak_fill_replaced_by_a_penalty(weak: str) -> None:
+    body = weak + "    s = s.masked_fill(~real[:, None, None, :], float('-inf'))\n" + _READ
+    assert findings(body) == []
+
+
+@pytest.mark.parametrize("index", ["s > 50.0", "s != s", "s < 0"])
+def test_a_clip_or_a_clean_up_is_no_mask(index: str) -> None:
+    value = "50.0" if ">" in index else "0.0"
+    assert findings(f"    s[{index}] = {value}\n" + _READ) == []
+
+
+@pytest.mark.parametrize(
+    "weak",
+    ["    s = torch.where(m, s, 0.0)\n", "    s = s * m\n", "    s = s.masked_fill(~m, 0.0)\n"],
+)
+@pytest.mark.parametrize("again", ["    w = w * m\n", "    w = w.masked_fill(~m, 0.0)\n"])
+def test_weights_masked_again_and_renormalised(weak: str, again: str) -> None:
+    # AllenNLP's masked_softmax: the weak fill's weights are zeroed and the rows renormalised
+    body = (
+        "    m = real[:, None, None, :]\n"
+        + weak
+        + "    w = torch.softmax(s, dim=-1)\n"
+        + again
+        + "    w = w / (w.sum(dim=-1, keepdim=True) + 1e-13)\n    return w @ v\n"
+    )
+    assert findings(body) == []

@@ -1187,7 +1187,15 @@ class Interpreter:
             named = mask_from_name("attention_mask", node)
             return named.but(batch=True) if named is not None else None
         if isinstance(base, Scores):
-            return base
+            if all(
+                isinstance(element, ast.Slice)
+                or (isinstance(element, ast.Constant) and element.value is Ellipsis)
+                for element in elements
+            ):
+                return base  # the same axes, cut
+            # an integer drops an axis, None adds one, a mask selects rows: the rank and the
+            # rows are no longer known
+            return dataclasses.replace(base, ndim=None, empty_row=None)
         if isinstance(base, _RowConst) and int_literal(node.slice) == 0:
             return base  # s.max(-1, keepdim=True)[0]
         if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
@@ -1302,6 +1310,8 @@ class Interpreter:
                     return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
                     return self.scaled(this, other, other_node, divide=False)
+                if isinstance(this, Weights) and this.weak and isinstance(other, Mask):
+                    return self.weak_released(this)  # softmax(where(m, s, 0)) * m
                 if (
                     isinstance(this, Weights)
                     and this.unmasked
@@ -1583,6 +1593,12 @@ class Interpreter:
         return dataclasses.replace(
             scores, masked=True, pending=(*scores.pending, found), fixable=None
         )
+
+    def weak_released(self, weights: Weights) -> Weights:
+        """Weights of weakly masked scores, masked again after the softmax: the fill is moot."""
+        for fill in weights.weak:
+            self.pending.pop(id(fill), None)
+        return dataclasses.replace(weights, weak=())
 
     def scaled_weights(self, weights: Weights, node: ast.AST) -> Weights:
         """AM501: the scale applied to the weights, after a softmax of unscaled scores."""
@@ -2470,11 +2486,18 @@ class Interpreter:
         self.consumed[id(subject)] = Origin(node, "softmax")
         if subject.late is not None:
             self.pending.pop(id(subject.late.node), None)
+        weak: list[ast.AST] = []
         for pending in subject.pending:
             if isinstance(pending, Hit) and pending not in self.hits:
                 if pending.fix is not None and pending is not subject.fixable:
                     # something read the filled scores before the softmax: no safe rewrite
                     pending = dataclasses.replace(pending, fix=None)
+                if pending.code == "AM203":
+                    # reported unless the mask zeroes these weights after the softmax (and
+                    # they are renormalised: AllenNLP's masked_softmax)
+                    self.pending[id(pending.node)] = pending
+                    weak.append(pending.node)
+                    continue
                 self.hits.append(pending)
         at: ast.AST | Arg
         if dim is None:
@@ -2536,6 +2559,7 @@ class Interpreter:
             unmasked=not subject.masked,
             unscaled=not subject.scaled,
             nan_at=nan_at,
+            weak=tuple(weak),
         )
 
     def axis_check(
@@ -2677,6 +2701,8 @@ class Interpreter:
             return self.late_mask(target, node)
         if isinstance(target, Weights) and args and "isnan" in self.code(args[0].value):
             return self.nan_guard(target) or target  # w.masked_fill(w.isnan(), 0)
+        if isinstance(target, Weights) and target.weak and isinstance(mask, Mask):
+            return self.weak_released(target)
         if isinstance(target, Weights):
             if not target.unmasked:
                 # the scores may have been masked before the softmax: zeroing the weights of
@@ -2728,7 +2754,8 @@ class Interpreter:
                     empty_row=row,
                     row_value=fill.value if row is not None else None,
                 )
-        elif isinstance(target, Scores) and fill.value >= NOT_ZEROING:
+        elif isinstance(target, Scores) and fill.value >= NOT_ZEROING and not target.penalised:
+            # (scores that carry a penalty are masked: a 0 into them resets rows)
             self.hit(
                 "AM203",
                 fill_arg,
@@ -2960,7 +2987,7 @@ class Interpreter:
             boolean = True
         filled = self.lookup(target.value.id) if isinstance(target.value, ast.Name) else None
         if (
-            boolean
+            isinstance(where, Mask)  # not a clip or a clean-up (`s[s > 50] = 50`)
             and isinstance(base, Scores)
             and isinstance(filled, Scores)
             and value.value >= NOT_ZEROING
@@ -2977,7 +3004,13 @@ class Interpreter:
             )
 
     def weak_fill(self, scores: Scores, fill: ast.AST) -> Scores:
-        """AM203 for a fill that leaves masked keys a weight (waits for a softmax)."""
+        """AM203 for a fill that leaves masked keys a weight (waits for a softmax).
+
+        Scores that already carry a penalty are masked: a 0 set into them then resets rows
+        (a padded query's, to a uniform row instead of NaN), which is no weak mask.
+        """
+        if scores.penalised is not None:
+            return dataclasses.replace(scores, masked=True, fixable=None)
         found = self.hit(
             "AM203",
             fill,
@@ -4108,8 +4141,9 @@ def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
                 ndim=scores[0].ndim if all(one.ndim == scores[0].ndim for one in scores) else None,
                 masked=any(one.masked for one in scores),
                 pending=pending,
-                # a penalty on one path holds on that path
-                penalised=next((one.penalised for one in scores if one.penalised), None),
+                # a penalty on every path: one taken on some paths only may be taken again on
+                # the same paths after a softcap, which the join cannot tell
+                penalised=scores[0].penalised if all(one.penalised for one in scores) else None,
             )
         else:
             joined[name] = UNKNOWN
@@ -4209,8 +4243,10 @@ def _pair_side(node: ast.AST) -> tuple[str, str] | None:
 
 
 def _penalise(scores: Scores, at: Origin) -> Scores:
-    """Scores given a mask's penalty at ``at``; a softcap before it no longer squashes one."""
-    pending = tuple(hit for hit in scores.pending if getattr(hit, "code", None) != "AM403")
+    """Scores given a mask's penalty at ``at``: a softcap or a weak fill before it is replaced."""
+    pending = tuple(
+        hit for hit in scores.pending if getattr(hit, "code", None) not in ("AM203", "AM403")
+    )
     return dataclasses.replace(scores, penalised=at, pending=pending)
 
 

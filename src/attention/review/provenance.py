@@ -265,7 +265,8 @@ class Weights:
     ``unmasked``: the softmax read scores known to carry no mask, so a mask applied to the
     weights is the only one (not a guard that zeroes rows already masked before the softmax).
     ``unscaled``: the softmax read scores no scale had reached.  ``nan_at``: the softmax whose
-    row of -inf scores gives NaN weights, until a guard flushes them.
+    row of -inf scores gives NaN weights, until a guard flushes them.  ``weak``: the fills
+    that left masked scores near zero (AM203), moot once a mask zeroes these weights.
     """
 
     origin: Origin
@@ -273,6 +274,7 @@ class Weights:
     unmasked: bool = False
     unscaled: bool = False
     nan_at: Origin | None = None
+    weak: tuple[object, ...] = ()
 
 
 @dataclass(frozen=True)
