@@ -132,3 +132,12 @@ def test_the_rows_of_real_queries_selected_before_the_softmax() -> None:
         "    return torch.softmax(rows, dim=-1)\n"
     )
     assert findings(body) == []
+
+
+@pytest.mark.parametrize("heads", ["pair[:, None]", "pair.unsqueeze(1)", "pair[:, None, :, :]"])
+def test_a_heads_axis_added_to_the_pairwise_mask(heads: str) -> None:
+    body = (
+        "    pair = valid[:, :, None] & valid[:, None, :]\n"
+        f"    s = s.masked_fill(~{heads}, float('-inf'))\n" + _READ
+    )
+    assert findings(body) == [(6, "AM602")]

@@ -1239,10 +1239,12 @@ class Interpreter:
         ):
             key_last = False
         ndim = base.ndim + new_axes - integers if base.ndim is not None else None
+        pairwise = base.empty_row is not None and base.empty_row.reason == PAIRWISE
         if (
             (base.ndim is None or base.by_name)
             and base.key_last
             and base.true_set is None
+            and not pairwise  # [.., L, S] already: `pair[:, None]` adds the heads' axis
             and _moves_the_last_axis(elements)
         ):
             # mask[:, None, :, None]: of a [B, S] mask, the keys go to the query axis (a rank
