@@ -99,3 +99,38 @@ def test_a_mask_handed_to_the_attention() -> None:
     )
     found_ = [(f.code, f.line) for f in check_source(source, "case.py")]
     assert found_ == [("AM603", 6)]
+
+
+_CAUSAL = "    causal = torch.ones(2, 3, dtype=torch.bool).tril()\n"
+
+
+@pytest.mark.parametrize(
+    ("rows", "masked", "expected"),
+    [
+        # a padding row added under a causal mask read as allowed (pytorch#103749)
+        ("torch.zeros(1, 3, dtype=torch.bool)", "~m", [("AM603", 9)]),
+        ("torch.zeros(1, 3, dtype=torch.bool)", "m", []),  # read as forbidden: all allowed
+        ("torch.ones(1, 3, dtype=torch.bool)", "~m", []),  # a row that allows every key
+        ("torch.zeros(1, 3)", "~m", []),  # a float block is not the mask's dtype
+        ("torch.zeros(3, dtype=torch.bool)[None]", "~m", []),  # sizes not written
+    ],
+)
+def test_rows_joined_to_a_mask(rows: str, masked: str, expected: list[tuple[str, int]]) -> None:
+    body = (
+        _CAUSAL
+        + f"    m = torch.cat([causal, {rows}])\n"
+        + "    scores = q @ k.transpose(-2, -1)\n"
+        + f"    scores = scores.masked_fill({masked}, float('-inf'))\n"
+        + "    return torch.softmax(scores, dim=-1) @ v\n"
+    )
+    assert found(body) == expected
+
+
+def test_rows_joined_along_the_key_axis_are_key_columns() -> None:
+    body = (
+        _CAUSAL
+        + "    m = torch.cat([causal, torch.zeros(2, 1, dtype=torch.bool)], dim=-1)\n"
+        + "    scores = q @ k.transpose(-2, -1)\n"
+        + "    return torch.softmax(scores.masked_fill(~m, float('-inf')), dim=-1) @ v\n"
+    )
+    assert found(body) == []

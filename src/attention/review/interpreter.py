@@ -1998,6 +1998,10 @@ class Interpreter:
                         rank = next(iter(ranks))
                         return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in range(rank)))
                     return None
+                if axis in (0, -2):
+                    joined_rows = self.rows_joined(node, parts)
+                    if joined_rows is not None:
+                        return joined_rows
                 return KeyCat(origin)
             return None
         if qualified == "torch.where" and len(values) == 3:
@@ -3079,6 +3083,50 @@ class Interpreter:
         if math.isinf(value.value) and value.value < 0 and base.dtype == "float":
             return Mask("additive", origin, "float", empty_row=origin, row_value=value.value)
         return None
+
+    def rows_joined(self, node: ast.Call, parts: list[_Any | None]) -> Mask | None:
+        """``torch.cat([mask, torch.zeros(1, S, dtype=torch.bool)])``: whole rows of one value.
+
+        A 2-D block of zeros (or ones) joined to a mask along its first axis adds rows that
+        hold one value on every key, as ``m[2, :] = False`` does (pytorch#103749).  Only a
+        block whose two sizes are written and whose dtype is the mask's.
+        """
+        masks = [part for part in parts if isinstance(part, Mask) and part.kind == "mask"]
+        if len(masks) != 1 or any(part is None for part in parts):
+            return None
+        mask = masks[0]
+        block: tuple[ast.AST, float] | None = None
+        for part in parts:
+            if part is mask:
+                continue
+            if not (
+                isinstance(part, _Tensor)
+                and part.zero_one
+                and part.sizes is not None
+                and len(part.sizes) == 2
+                and part.dtype is not None
+                and part.dtype == (mask.dtype or "bool")
+                and isinstance(part.origin.node, ast.Call)
+            ):
+                return None
+            short = (self.qualname(part.origin.node.func) or "").rsplit(".", 1)[-1]
+            if short not in ("zeros", "ones"):
+                return None
+            value = 0.0 if short == "zeros" else 1.0
+            if block is not None and block[1] != value:
+                return None
+            block = block or (part.origin.node, value)
+        if block is None:
+            return None
+        origin = Origin(block[0], "rows of one value joined to the mask, every key")
+        return mask.but(
+            origin=Origin(node, ""),
+            true_set=None,
+            triangle_at=None,
+            ndim=2,
+            empty_row=origin,
+            row_value=block[1],
+        )
 
     def row_left_empty(
         self, mask: _Any | None, penalty: _Any | None, *, where: bool
