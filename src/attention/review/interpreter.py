@@ -28,6 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
@@ -231,6 +232,22 @@ class _Tuple:
 
 
 @dataclass(frozen=True)
+class _Positions:
+    """``torch.arange(n)``: position indices, on one axis.
+
+    On the key axis (``"cols"``: ``i[None, :]`` or
+    the bare 1-D range, which broadcasts as the last axis) or on the query axis (``"rows"``:
+    ``i[:, None]``, ``i.unsqueeze(-1)``), plus ``offset`` (None where it is not a literal);
+    ``flat``: still the 1-D range itself.
+    """
+
+    origin: Origin
+    axis: Literal["cols", "rows"]
+    offset: int | None = 0
+    flat: bool = False
+
+
+@dataclass(frozen=True)
 class _OneMinus:
     """``1 - x``: zero wherever x is 1 (the complement of a 0/1 indicator)."""
 
@@ -326,6 +343,7 @@ _Any = (
     | _Finfo
     | _Tensor
     | _OneMinus
+    | _Positions
     | _Dim
     | _Instance
     | _Tuple
@@ -1140,6 +1158,10 @@ class Interpreter:
         operator = node.ops[0]
         right_node = node.comparators[0]
         right = rights[0]
+        if isinstance(left, _Positions) or isinstance(right, _Positions):
+            return self.positions_compared(
+                node, (left, node.left), (right, right_node), type(operator)
+            )
         equal = isinstance(operator, ast.Eq)
         unequal = isinstance(operator, ast.NotEq)
         if equal or unequal:
@@ -1198,6 +1220,8 @@ class Interpreter:
             return dataclasses.replace(base, ndim=None, empty_row=None)
         if isinstance(base, _RowConst) and int_literal(node.slice) == 0:
             return base  # s.max(-1, keepdim=True)[0]
+        if isinstance(base, _Positions):
+            return _positions_subscript(base, elements, node)
         if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
             return base.module
         if isinstance(base, _Tuple):
@@ -1270,6 +1294,8 @@ class Interpreter:
         left = self.ev(left_node)
         right = self.ev(right_node)
         origin = Origin(node, "")
+        if isinstance(left, _Positions) or isinstance(right, _Positions):
+            return _shifted(left, right, operator, left_node, right_node, origin)
         if isinstance(operator, ast.MatMult):
             if isinstance(left, Weights) and left.nan_at is not None:
                 return _Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
@@ -1654,6 +1680,10 @@ class Interpreter:
         values = [self.ev(arg.value) for arg in args]
         origin = Origin(node, "")
         short = qualified.rsplit(".", 1)[-1] if qualified else None
+        if qualified == "torch.arange":
+            return _Positions(origin, "cols", flat=True)
+        if isinstance(receiver, _Positions) and method is not None:
+            return self.positions_method(receiver, method, node, values)
 
         if isinstance(func, ast.Name) and func.id in ("int", "bool") and qualified is None and args:
             # the builtins: a Python int or bool, whose ~ is arithmetic (~0 == -1, ~True == -2)
@@ -3084,6 +3114,84 @@ class Interpreter:
             return Mask("additive", origin, "float", empty_row=origin, row_value=value.value)
         return None
 
+    def positions_method(
+        self, positions: _Positions, method: str, node: ast.Call, values: list[_Any | None]
+    ) -> _Any | None:
+        """``i.unsqueeze(-1)``, ``i.expand(B, -1)``, ``i.lt(n)``: moved, kept, compared."""
+        args = self.args(node)
+        if method in _COMPARISONS and len(args) == 1:
+            assert isinstance(node.func, ast.Attribute)
+            return self.positions_compared(
+                node, (positions, node.func.value), (values[0], args[0].value), _COMPARISONS[method]
+            )
+        if method in _KEEPS_POSITIONS:
+            return dataclasses.replace(
+                positions,
+                origin=Origin(node, ""),
+                flat=positions.flat and method not in ("expand", "expand_as", "repeat"),
+            )
+        if not positions.flat or len(args) not in (1, 2):
+            return None
+        sizes = [int_literal(arg.value) for arg in args]
+        if method == "unsqueeze" and sizes in ([1], [-1]):
+            return _Positions(Origin(node, ""), "rows", positions.offset)
+        if method == "unsqueeze" and sizes == [0]:
+            return _Positions(Origin(node, ""), "cols", positions.offset)
+        if method in ("view", "reshape") and sizes == [-1, 1]:
+            return _Positions(Origin(node, ""), "rows", positions.offset)
+        if method in ("view", "reshape") and sizes == [1, -1]:
+            return _Positions(Origin(node, ""), "cols", positions.offset)
+        return None
+
+    def positions_compared(
+        self,
+        node: ast.AST,
+        left_side: tuple[_Any | None, ast.AST],
+        right_side: tuple[_Any | None, ast.AST],
+        operator: type[ast.cmpop],
+    ) -> Mask | None:
+        """A comparison of positions: a triangle, or a ``[B, S]`` mask of lengths.
+
+        ``i[:, None] >= i[None, :]`` is True on and below the diagonal (``tril``), with the
+        literal offsets on either side moving the diagonal (an offset that is no literal
+        leaves the triangle unknown).  ``torch.arange(S)[None, :] < lengths[:, None]`` is a
+        Boolean ``[B, S]`` key mask, True on the first ``lengths[b]`` keys: where the other
+        side is named for a length (not a padding count), that is True = may attend, and
+        ``>=`` True = padding.  Against a number or a tensor not made a column, the same
+        meaning, its rank unknown.
+        """
+        origin = Origin(node, "a comparison of positions")
+        if not isinstance(left_side[0], _Positions):
+            left_side, right_side = right_side, left_side
+            operator = _MIRRORED.get(operator, operator)
+        left, right = left_side[0], right_side[0]
+        right_node = right_side[1]
+        assert isinstance(left, _Positions)
+        if isinstance(right, _Positions):
+            if {left.axis, right.axis} != {"rows", "cols"}:
+                return None
+            if left.axis == "cols":
+                left, right = right, left
+                operator = _MIRRORED.get(operator, operator)
+            base = _TRIANGLES.get(operator)
+            if base is None or left.offset is None or right.offset is None:
+                return Mask("mask", origin, "bool", ndim=2)
+            shift = left.offset - right.offset
+            triangle = Triangle(lower=base.lower, diagonal=base.diagonal + shift)
+            return Mask("mask", origin, "bool", true_set=triangle, triangle_at=origin, ndim=2)
+        if left.axis != "cols":
+            return None
+        column = _a_column(right_node)
+        name = (last_name(_column_base(right_node)) or "").lower()
+        meaning: Meaning | None = None
+        if "len" in name and "pad" not in name and left.offset == 0:
+            meaning = {ast.Lt: "allowed", ast.GtE: "forbidden"}.get(operator)  # type: ignore[assignment]
+        if column:
+            return Mask("mask", origin, "bool", meaning=meaning, key_padding=True, ndim=2)
+        # against one number (`torch.arange(S) < seq_len`) or a tensor of a shape not shown:
+        # a Boolean mask of the keys, its rank unknown
+        return Mask("mask", origin, "bool", meaning=meaning)
+
     def rows_joined(self, node: ast.Call, parts: list[_Any | None]) -> Mask | None:
         """``torch.cat([mask, torch.zeros(1, S, dtype=torch.bool)])``: whole rows of one value.
 
@@ -4233,6 +4341,145 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
             return None
         return Scores(origin, scaled=_scaled(values[1]), ndim=len(output.replace(".", "")))
     return None
+
+
+_COMPARISONS: dict[str, type[ast.cmpop]] = {
+    "lt": ast.Lt,
+    "le": ast.LtE,
+    "gt": ast.Gt,
+    "ge": ast.GtE,
+    "less": ast.Lt,
+    "less_equal": ast.LtE,
+    "greater": ast.Gt,
+    "greater_equal": ast.GtE,
+}
+"""Tensor methods that compare, as the operator they stand for."""
+
+_MIRRORED: dict[type[ast.cmpop], type[ast.cmpop]] = {
+    ast.Lt: ast.Gt,
+    ast.Gt: ast.Lt,
+    ast.LtE: ast.GtE,
+    ast.GtE: ast.LtE,
+}
+"""``a < b`` is ``b > a``."""
+
+_TRIANGLES: dict[type[ast.cmpop], Triangle] = {
+    ast.GtE: Triangle(True, 0),  # i >= j: tril
+    ast.Gt: Triangle(True, -1),  # i > j: tril(-1)
+    ast.LtE: Triangle(False, 0),  # i <= j: triu
+    ast.Lt: Triangle(False, 1),  # i < j: triu(1), the future
+}
+"""Where ``rows OP cols`` (query position OP key position) is True."""
+
+_KEEPS_POSITIONS = frozenset(
+    (
+        *("to", "cuda", "cpu", "long", "int", "contiguous", "clone", "detach", "type_as"),
+        *("expand", "expand_as", "repeat"),
+    )
+)
+"""Methods that leave which axis the positions lie on as it was."""
+
+
+def _positions_subscript(
+    positions: _Positions, elements: Sequence[ast.expr], node: ast.AST
+) -> _Positions | None:
+    """Positions subscripted: which axis they are on now.
+
+    ``i[None, :]`` / ``i[None]``: on the key axis; ``i[:, None]`` / ``i[..., None]``: on
+    the query axis; ``i[:n]``: still flat (``i[1:]`` shifted by one).  Anything else: unknown.
+    """
+    if not positions.flat:
+        return None
+    origin = Origin(node, "")
+
+    def full(element: ast.expr) -> bool:
+        return (
+            isinstance(element, ast.Slice)
+            and element.lower is None
+            and element.upper is None
+            and element.step is None
+        )
+
+    if len(elements) == 1 and isinstance(elements[0], ast.Slice) and elements[0].step is None:
+        start = elements[0].lower
+        shift = 0 if start is None else int_literal(start)
+        offset = None if shift is None or positions.offset is None else positions.offset + shift
+        return dataclasses.replace(positions, origin=origin, offset=offset)
+    if len(elements) == 1 and is_none(elements[0]):
+        return _Positions(origin, "cols", positions.offset)
+    if len(elements) == 2 and is_none(elements[0]) and full(elements[1]):
+        return _Positions(origin, "cols", positions.offset)
+    if (
+        len(elements) == 2
+        and is_none(elements[1])
+        and (
+            full(elements[0])
+            or (isinstance(elements[0], ast.Constant) and elements[0].value is Ellipsis)
+        )
+    ):
+        return _Positions(origin, "rows", positions.offset)
+    return None
+
+
+def _shifted(
+    left: object,
+    right: object,
+    operator: ast.operator,
+    left_node: ast.AST,
+    right_node: ast.AST,
+    origin: Origin,
+) -> _Positions | None:
+    """``i + 3``, ``i - offset``: the same positions, moved.
+
+    By an unknown amount if the shift is no integer literal.
+    """
+    if not isinstance(operator, (ast.Add, ast.Sub)):
+        return None
+    if isinstance(left, _Positions) and isinstance(right, _Positions):
+        return None
+    positions, other = (left, right_node) if isinstance(left, _Positions) else (right, left_node)
+    assert isinstance(positions, _Positions)
+    if isinstance(operator, ast.Sub) and positions is right:
+        return None  # n - i counts down
+    shift = int_literal(other)
+    offset = None
+    if shift is not None and positions.offset is not None:
+        offset = positions.offset + (shift if isinstance(operator, ast.Add) else -shift)
+    return dataclasses.replace(positions, origin=origin, offset=offset)
+
+
+def _column_base(node: ast.AST) -> ast.AST:
+    """The tensor that ``x[:, None]`` / ``x.unsqueeze(1)`` / ``x.view(-1, 1)`` makes a column."""
+    if isinstance(node, ast.Subscript):
+        return node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.value
+    return node
+
+
+def _a_column(node: ast.AST) -> bool:
+    """One value per batch item on a new trailing axis.
+
+    ``lengths[:, None]``, ``lengths.unsqueeze(1)`` (or ``-1``), ``lengths.view(-1, 1)``.
+    """
+    if isinstance(node, ast.Subscript):
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return (
+            len(elements) == 2
+            and is_none(elements[1])
+            and isinstance(elements[0], ast.Slice)
+            and elements[0].lower is None
+            and elements[0].upper is None
+        )
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        sizes = [int_literal(arg) for arg in node.args]
+        if node.keywords:
+            return False
+        if node.func.attr == "unsqueeze":
+            return sizes in ([1], [-1])
+        if node.func.attr in ("view", "reshape"):
+            return sizes == [-1, 1]
+    return False
 
 
 PAIRWISE = "one per-position mask on both the query and the key axis"
