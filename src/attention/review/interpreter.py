@@ -380,6 +380,7 @@ class Interpreter:
         self.class_state: dict[int, tuple[dict[str, _Any], dict[str, _Function]]] = {}
         self.methods: list[dict[str, _Function]] = [{}]
         self.own_hits: dict[int, set[tuple[str, int]]] = {}
+        self.readings: dict[int, dict[int, list[set[tuple[str, int]]]]] = {}
         self.hits: list[Hit] = []
         self.pending: dict[int, Hit] = {}
         self.functions: list[_Function] = []
@@ -484,6 +485,55 @@ class Interpreter:
             if isinstance(statement, ast.ClassDef)
         }
         self.statements(tree.body)
+        self.drop_contradicted_names(tree)
+
+    def drop_contradicted_names(self, tree: ast.Module) -> None:
+        """Drop a finding from a name where every caller in the module says otherwise.
+
+        A helper's parameter named ``attention_mask`` is read as the tokenizer's 1/0 mask;
+        where every call of that helper in this module hands it a mask the caller knows (not
+        by a name) and the helper, read again with it, does not make that finding, the name
+        is contradicted by the code (HF's float mask compared ``== 0``).  Kept where any call
+        passes no such mask (a 1/0 integer tensor agrees with the name), and where the helper
+        is never called here.
+        """
+        named = [hit for hit in self.hits if hit.code in BY_NAME]
+        if not named or not self.readings:
+            return
+        calls: dict[str, set[int]] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name):
+                    calls.setdefault(func.id, set()).add(id(node))
+                elif (
+                    isinstance(func, ast.Attribute)
+                    and isinstance(func.value, ast.Name)
+                    and func.value.id == "self"
+                ):
+                    calls.setdefault(func.attr, set()).add(id(node))
+        functions = {
+            id(node): node
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        }
+        dropped: set[int] = set()
+        for hit in named:
+            for key, readings in self.readings.items():
+                function = functions.get(key)
+                if (
+                    function is None
+                    or not _inside(hit.node, function)
+                    or calls.get(function.name, set()) != set(readings)
+                ):
+                    continue  # some call of it was not read again with what it passes
+                if all(
+                    (hit.code, id(hit.node)) not in reading
+                    for at_call in readings.values()
+                    for reading in at_call
+                ):
+                    dropped.add(id(hit))
+        self.hits = [hit for hit in self.hits if id(hit) not in dropped]
 
     def outline(self, tree: ast.Module) -> None:
         """What another module offers a caller: its imports and functions, nothing run yet."""
@@ -849,6 +899,11 @@ class Interpreter:
             self.attributes[-1] = attributes
             self.specialising -= 1
             self.helper_calls.pop()
+        if any(isinstance(value, Mask) and not value.by_name for value in values):
+            # read with a mask the caller knows: whether the name's finding holds for it
+            self.readings.setdefault(id(function), {}).setdefault(id(node), []).append(
+                {(hit.code, id(hit.node)) for hit in self.hits[before:]}
+            )
         carried = [
             (arg, value)
             for arg, value in zip(self.args(node) if args is None else args, values, strict=True)
@@ -3876,6 +3931,9 @@ def _guard(test: ast.AST) -> _Guard | None:
 SPECIALISE_DEPTH = 2
 """How deep a chain of helpers is read with its callers' values (a caller, its helper, and the
 helper that one calls with what it was given)."""
+BY_NAME = ("AM103", "AM104", "AM105", "AM702")
+"""The rules whose evidence is a name (warnings): what the callers pass may contradict it."""
+
 POLARITY = ("AM101", "AM102", "AM103", "AM104", "AM105")
 """The rules about which convention a mask has: where caller and helper disagree on it, the
 finding goes to the caller (the helper is right for the masks it was written for).  Other

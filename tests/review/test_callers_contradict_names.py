@@ -1,0 +1,82 @@
+"""A finding from a parameter's name is dropped where every caller in the module says otherwise.
+
+``attention_mask == 0`` reads a parameter named like the tokenizer's 1/0 mask as True =
+padding (AM105 at SDPA).  Where every call of the helper in the module passes a mask the caller
+knows, and the helper read again with it makes no such finding (Hugging Face's float mask,
+0 = allowed, compared ``== 0``: transformers#38094's fix), the name is contradicted and the
+finding goes.  It stays where a call passes what agrees with the name or nothing known.
+"""
+
+from __future__ import annotations
+
+from attention.review.check import check_source
+
+_HELPER = """import torch
+import torch.nn.functional as F
+
+
+def causal_float_mask(n, dtype):
+    mask = torch.full((n, n), torch.finfo(dtype).min, dtype=dtype)
+    return torch.triu(mask, diagonal=1)[None, None]  # 0 = allowed
+
+
+def sdpa_forward(query, key, value, attention_mask):
+    if attention_mask is not None:
+        attention_mask = attention_mask == 0
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask)
+"""
+
+
+def codes(callers: str) -> list[tuple[str, int]]:
+    source = _HELPER + callers
+    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+
+
+_FLOAT = """
+
+def run(q, k, v):
+    return sdpa_forward(q, k, v, causal_float_mask(4, torch.float32))
+"""
+
+
+def test_every_caller_passes_a_float_mask() -> None:
+    assert codes(_FLOAT) == []
+
+
+def test_never_called_here() -> None:
+    assert codes("") == [("AM105", 13)]
+
+
+def test_a_caller_passes_a_tokenizer_mask() -> None:
+    """A 1/0 integer tensor is what the name says: the finding stays."""
+    ints = "\n\ndef run(q, k, v):\n    m = torch.tensor([[1, 1, 0]])\n"
+    ints += "    return sdpa_forward(q, k, v, m)\n"
+    assert codes(ints) == [("AM105", 13)]
+
+
+def test_another_caller_passes_what_the_pass_does_not_know() -> None:
+    other = _FLOAT + "\n\ndef other(q, k, v, mask):\n    return sdpa_forward(q, k, v, mask)\n"
+    assert codes(other) == [("AM105", 13)]
+
+
+def test_a_caller_whose_mask_makes_it_wrong() -> None:
+    """A 1/0 mask the caller builds (1 = real token): the helper's `== 0` is then padding."""
+    known = "\n\ndef run(q, k, v, ids, pad):\n"
+    known += "    return sdpa_forward(q, k, v, (ids != pad).long()[:, None, None, :])\n"
+    assert [code for code, _ in codes(known)] == ["AM101"]
+
+
+def test_the_known_mask_goes_to_another_parameter() -> None:
+    """Read again, the helper makes the finding once more: the name was not contradicted."""
+    two = """
+
+def scores_forward(query, key, value, bias, attention_mask):
+    attention_mask = attention_mask == 0
+    out = F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask)
+    return out + bias
+
+
+def run(q, k, v, mask):
+    return scores_forward(q, k, v, causal_float_mask(4, torch.float32), mask)
+"""
+    assert codes(two) == [("AM105", 13), ("AM105", 18)]  # 13: sdpa_forward, never called
