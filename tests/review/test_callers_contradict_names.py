@@ -9,6 +9,8 @@ finding goes.  It stays where a call passes what agrees with the name or nothing
 
 from __future__ import annotations
 
+import pytest
+
 from attention.review.check import check_source
 
 _HELPER = """import torch
@@ -80,3 +82,53 @@ def run(q, k, v, mask):
     return scores_forward(q, k, v, causal_float_mask(4, torch.float32), mask)
 """
     assert codes(two) == [("AM105", 13), ("AM105", 18)]  # 13: sdpa_forward, never called
+
+
+_DECODER = """import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def forward(self, q, k, v, attention_mask):
+        bias = attention_mask[:, None, None, :].to(q.dtype) * torch.finfo(q.dtype).min
+        scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5 + bias
+        return scores.softmax(dim=-1) @ v
+"""
+
+
+def layer_codes(model: str) -> list[tuple[str, int]]:
+    source = _DECODER + model
+    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+
+
+_MODEL = """
+
+class Model(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.decoder = Decoder()
+
+    def forward(self, q, k, v, text_mask):
+        return self.decoder(q, k, v, attention_mask=~text_mask)
+"""
+
+
+def test_a_layer_whose_only_caller_inverts_the_mask() -> None:
+    """grounding_dino's decoder: the model passes ``~text_token_mask``, True = padding."""
+    assert layer_codes("") == [("AM104", 7)]
+    assert layer_codes(_MODEL) == []
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("attention_mask=~text_mask", "attention_mask=text_mask"),  # passed as it is
+        (
+            "        self.decoder = Decoder()\n",
+            "        self.decoder = Decoder()\n        self.other = Decoder()\n",
+        ),
+        ("self.decoder = Decoder()", "self.decoder = nn.ModuleList([Decoder()])[0]"),
+    ],
+)
+def test_a_layer_whose_calls_are_not_all_known(change: tuple[str, str]) -> None:
+    assert layer_codes(_MODEL.replace(*change)) == [("AM104", 7)]

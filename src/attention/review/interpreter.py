@@ -491,40 +491,25 @@ class Interpreter:
         """Drop a finding from a name where every caller in the module says otherwise.
 
         A helper's parameter named ``attention_mask`` is read as the tokenizer's 1/0 mask;
-        where every call of that helper in this module hands it a mask the caller knows (not
-        by a name) and the helper, read again with it, does not make that finding, the name
-        is contradicted by the code (HF's float mask compared ``== 0``).  Kept where any call
-        passes no such mask (a 1/0 integer tensor agrees with the name), and where the helper
-        is never called here.
+        where every call of that helper in this module (:func:`_call_sites`) hands it a mask
+        and the helper, read again with it, does not make that finding, the name is
+        contradicted by the code: HF's float mask compared ``== 0``, or a mask inverted at the
+        call (``text_encoder_attention_mask=~text_token_mask``).  Kept where any call passes
+        no mask (a 1/0 integer tensor agrees with the name), and where the helper is never
+        called here.
         """
         named = [hit for hit in self.hits if hit.code in BY_NAME]
         if not named or not self.readings:
             return
-        calls: dict[str, set[int]] = {}
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call):
-                func = node.func
-                if isinstance(func, ast.Name):
-                    calls.setdefault(func.id, set()).add(id(node))
-                elif (
-                    isinstance(func, ast.Attribute)
-                    and isinstance(func.value, ast.Name)
-                    and func.value.id == "self"
-                ):
-                    calls.setdefault(func.attr, set()).add(id(node))
-        functions = {
-            id(node): node
-            for node in ast.walk(tree)
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-        }
+        sites = _call_sites(tree)
         dropped: set[int] = set()
         for hit in named:
             for key, readings in self.readings.items():
-                function = functions.get(key)
+                function = sites.functions.get(key)
                 if (
                     function is None
                     or not _inside(hit.node, function)
-                    or calls.get(function.name, set()) != set(readings)
+                    or sites.calls.get(key) != set(readings)
                 ):
                     continue  # some call of it was not read again with what it passes
                 if all(
@@ -849,14 +834,20 @@ class Interpreter:
         findings are kept (a finding already made where the helper was defined is reported
         once).  The bound: two levels (a helper read this way may read one more with what it
         passes on; nothing is followed from a summary), positional and keyword arguments only
-        (``*args`` reads nothing).  ``args``: the arguments, where they are not the call's own
-        (a ``functools.partial`` adds its bound ones).  Says whether it read the helper, and
-        what it returns.
+        (``*args`` reads nothing); a mask inverted where it is passed (``~mask``) is read
+        again even where nothing else is known of it.  ``args``: the arguments, where they
+        are not the call's own (a ``functools.partial`` adds its bound ones).  Says whether it
+        read the helper, and what it returns.
         """
+        passed = self.args(node) if args is None else args
+        inverted = any(
+            isinstance(arg.value, ast.UnaryOp) and isinstance(arg.value.op, ast.Invert)
+            for arg in passed
+        )
         if (
             self.summarising
             or self.specialising >= SPECIALISE_DEPTH
-            or not any(map(_informative, values))
+            or not (inverted or any(map(_informative, values)))
         ):
             return False, None
         self.summary(function)
@@ -899,8 +890,9 @@ class Interpreter:
             self.attributes[-1] = attributes
             self.specialising -= 1
             self.helper_calls.pop()
-        if any(isinstance(value, Mask) and not value.by_name for value in values):
-            # read with a mask the caller knows: whether the name's finding holds for it
+        if inverted or any(isinstance(value, Mask) for value in values):
+            # read with a mask the caller knows, or inverts where it passes it: whether the
+            # name's finding holds for what it is handed
             self.readings.setdefault(id(function), {}).setdefault(id(node), []).append(
                 {(hit.code, id(hit.node)) for hit in self.hits[before:]}
             )
@@ -3931,6 +3923,76 @@ def _guard(test: ast.AST) -> _Guard | None:
 SPECIALISE_DEPTH = 2
 """How deep a chain of helpers is read with its callers' values (a caller, its helper, and the
 helper that one calls with what it was given)."""
+
+
+@dataclass(frozen=True)
+class _Sites:
+    """The module's functions by id, and for each the calls of it the module shows."""
+
+    functions: dict[int, _Function]
+    calls: dict[int, set[int]]
+
+
+def _call_sites(tree: ast.Module) -> _Sites:
+    """Where each function of the module is called, as far as the text shows every call.
+
+    By its name (``helper(...)``, ``self.helper(...)``: every function of that name counts
+    them all).  A module's ``forward`` also where its class's only instance in the module,
+    ``self.attr = Class(...)``, is called (``self.attr(...)``, ``self.attr.forward(...)``); a
+    class instantiated more than once, or other than into ``self.attr`` (a list of layers),
+    leaves its ``forward`` without an entry: its calls are not all known.
+    """
+    functions: dict[int, _Function] = {}
+    owner: dict[int, ast.ClassDef] = {}
+    by_name: dict[str, set[int]] = {}
+    made: dict[str, list[int]] = {}
+    held: dict[int, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions[id(node)] = node
+        elif isinstance(node, ast.ClassDef):
+            for statement in node.body:
+                owner[id(statement)] = node
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name):
+                by_name.setdefault(func.id, set()).add(id(node))
+                made.setdefault(func.id, []).append(id(node))
+            elif isinstance(func, ast.Attribute) and _self_attribute(func):
+                by_name.setdefault(func.attr, set()).add(id(node))
+            elif (
+                isinstance(func, ast.Attribute)
+                and func.attr == "forward"
+                and isinstance(func.value, ast.Attribute)
+                and _self_attribute(func.value)
+            ):
+                by_name.setdefault(func.value.attr, set()).add(id(node))
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Attribute)
+            and _self_attribute(node.targets[0])
+            and isinstance(node.value, ast.Call)
+        ):
+            held[id(node.value)] = node.targets[0].attr
+    calls: dict[int, set[int]] = {}
+    for key, function in functions.items():
+        found = set(by_name.get(function.name, set()))
+        cls = owner.get(key)
+        if function.name == "forward" and cls is not None:
+            instances = made.get(cls.name, [])
+            if len(instances) != 1 or instances[0] not in held:
+                continue
+            found |= by_name.get(held[instances[0]], set())
+        calls[key] = found
+    return _Sites(functions, calls)
+
+
+def _self_attribute(node: ast.Attribute) -> bool:
+    """``self.name``."""
+    return isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
 BY_NAME = ("AM103", "AM104", "AM105", "AM702")
 """The rules whose evidence is a name (warnings): what the callers pass may contradict it."""
 
