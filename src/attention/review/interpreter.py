@@ -47,6 +47,7 @@ from attention.review.provenance import (
     Value,
     Weights,
     mask_from_name,
+    meaning_named,
     scale_from_name,
 )
 from attention.review.sinks import (
@@ -429,6 +430,12 @@ class Interpreter:
     def bind(self, target: ast.AST, value: _Any | None) -> None:
         """Assign a value to a target: a name, ``self.x``, or each element of a tuple."""
         if isinstance(target, ast.Name):
+            if isinstance(value, Mask) and value.by_name and value.meaning is not None:
+                stated = meaning_named(target.id)
+                if stated is not None and stated != value.meaning:
+                    # two names disagree (`remove_from_windowed_attention_mask = (attention_mask
+                    # != 0)`, Longformer's 0 = local attention): neither is evidence any more
+                    value = value.but(meaning=None)
             if value is None and target.id not in self.scopes[-1]:
                 # a new name for a value the pass does not model: its name is the evidence
                 self.scopes[-1].pop(target.id, None)

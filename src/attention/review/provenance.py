@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -371,6 +372,26 @@ def mask_from_name(name: str, node: ast.AST) -> Mask | None:
     if word.endswith("allowed") or word.startswith("allowed"):
         return Mask("mask", Origin(node, f"`{name}` by its name"), "bool", "allowed", by_name=True)
     return None
+
+
+_SAYS_FORBIDDEN = re.compile(r"remove|ignore|exclude|drop|invalid|forbid|block|skip")
+_SAYS_ALLOWED = re.compile(r"keep|allow|visible|(?<!in)valid")
+
+
+def meaning_named(name: str) -> Meaning | None:
+    """The meaning a name states for the mask it holds, if it states one.
+
+    >>> meaning_named("remove_from_windowed_attention_mask")
+    'forbidden'
+    >>> meaning_named("valid_keys"), meaning_named("invalid_keys"), meaning_named("mask")
+    ('allowed', 'forbidden', None)
+    """
+    word = _words(name)
+    forbidden = bool(_SAYS_FORBIDDEN.search(word))
+    allowed = bool(_SAYS_ALLOWED.search(word))
+    if forbidden == allowed:
+        return None
+    return "forbidden" if forbidden else "allowed"
 
 
 def scale_from_name(names: list[str]) -> str | None:

@@ -1,0 +1,50 @@
+"""Two names that disagree on a mask's meaning: neither is evidence.
+
+A mask whose meaning comes from a name (``attention_mask``: 1 = real token) and is assigned to
+a name that states the other meaning (``remove_from_windowed_attention_mask``) has no known
+meaning any more: Longformer's layer receives a mask whose 0 marks local attention, and names
+what it builds from it for what it does.  A meaning the code shows (``ids != pad``) is kept
+whatever the name it is assigned to.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from attention.review.check import check_source
+
+_HEAD = "import torch\nimport torch.nn.functional as F\n\n\ndef attend(q, k, v, attention_mask, padding_mask, ids, pad):\n"
+_SCORES = "    scores = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+
+
+def codes(body: str) -> list[str]:
+    return [finding.code for finding in check_source(_HEAD + _SCORES + body, "case.py")]
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("remove_from_windowed_attention_mask", []),
+        ("ignored", []),
+        ("m", ["AM105"]),  # states nothing: the parameter's name stands
+        ("keep", ["AM105"]),  # agrees with it
+    ],
+)
+def test_a_name_given_to_a_mask_from_a_name(name: str, expected: list[str]) -> None:
+    body = f"    {name} = (attention_mask != 0)[:, None, None, :]\n"
+    body += f"    scores = scores.masked_fill({name}, torch.finfo(scores.dtype).min)\n"
+    body += "    return scores.softmax(dim=-1) @ v\n"
+    assert codes(body) == expected
+
+
+@pytest.mark.parametrize(("name", "expected"), [("keep", []), ("m", ["AM105"])])
+def test_a_padding_mask_renamed(name: str, expected: list[str]) -> None:
+    body = f"    {name} = padding_mask[:, None, None, :]\n"
+    body += f"    return F.scaled_dot_product_attention(q, k, v, attn_mask={name})\n"
+    assert codes(body) == expected
+
+
+def test_a_meaning_the_code_shows_stays() -> None:
+    body = "    removed = (ids != pad)[:, None, None, :]\n"
+    body += "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~removed)\n"
+    assert codes(body) == ["AM101"]
