@@ -162,12 +162,14 @@ class _ExpSum:
 class _Transposed:
     """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap).
 
-    ``scaled``: multiplied or divided by a number (``(q * s) @ (k.transpose(-2, -1) * s)``).
+    ``scaled``: multiplied or divided by a number (``(q * s) @ (k.transpose(-2, -1) * s)``);
+    ``scale`` as :class:`_ScaledTensor`'s.
     """
 
     origin: Origin
     sizes: tuple[_Dim, ...] | None = None
     scaled: bool = False
+    scale: tuple[Scale, ast.AST, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -180,9 +182,14 @@ class _Attended:
 
 @dataclass(frozen=True)
 class _ScaledTensor:
-    """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``)."""
+    """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``).
+
+    ``scale``: the scale it was multiplied (``False``) or divided (``True``) by and where,
+    when that is a :class:`Scale`, checked once the tensor reaches ``q @ kᵀ``.
+    """
 
     origin: Origin
+    scale: tuple[Scale, ast.AST, bool] | None = None
 
 
 @dataclass(frozen=True)
@@ -1357,8 +1364,7 @@ class Interpreter:
                 ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
                 if ndim is None and right.sizes is not None:
                     ndim = len(right.sizes)
-                scaled = _scaled(left) or right.scaled
-                return Scores(origin, scaled=scaled, ndim=ndim)
+                return self.query_key(origin, left, right, ndim)
             if (
                 isinstance(left, _Tensor)
                 and isinstance(right, _Tensor)
@@ -1379,7 +1385,10 @@ class Interpreter:
             and (isinstance(right, (Const, Scale, _Param, _Dim)) or right is None)
         ):
             # k.transpose(-2, -1) * scale: still the key side of q @ kᵀ, now scaled
-            return dataclasses.replace(left, scaled=True)
+            carried = None
+            if isinstance(right, Scale):
+                carried = (right, right_node, isinstance(operator, ast.Div))
+            return dataclasses.replace(left, scaled=True, scale=carried)
         if isinstance(operator, ast.Mult) and (
             isinstance(left, Mask) or (isinstance(left, _Tensor) and left.dtype == "bool")
         ):
@@ -1423,6 +1432,10 @@ class Interpreter:
             ):
                 # an indicator times -1e20: the product keeps the tensor's dtype
                 return Mask("additive", origin, dtype="float", overflow=constant)
+            for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if isinstance(this, _Tensor) and isinstance(other, Scale):
+                    # a query (a projection's output) scaled before q @ kᵀ
+                    return _ScaledTensor(origin, (other, other_node, False))
             if isinstance(left, Scale):
                 return left
             if isinstance(right, Scale):
@@ -1446,6 +1459,8 @@ class Interpreter:
                 return Weights(left.origin, unmasked=left.unmasked)
             if isinstance(left, Const) and isinstance(right, Scale):
                 return Scale(origin, right.width, inverted=not right.inverted)
+            if isinstance(left, _Tensor) and isinstance(right, Scale):
+                return _ScaledTensor(origin, (right, right_node, True))
             return _ScaledTensor(origin)
         if isinstance(operator, ast.Sub):
             if isinstance(left, Scores) and isinstance(right, _RowConst):
@@ -1466,6 +1481,8 @@ class Interpreter:
                 return _OneMinus(origin)
             return None
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
+            if isinstance(left, Scale):
+                return None  # the root of a scale: (1 / √d) ** 0.5 on each of q and k
             width = None if has_division(left_node) else scale_from_name(names_in(left_node))
             if isinstance(left, _Dim):
                 # a size read from a tensor says what it is, whatever its name
@@ -1744,6 +1761,8 @@ class Interpreter:
             return _Tensor(origin, "int")
         if method == "forward" and isinstance(receiver, Module):
             return self.module_call(receiver, node, values)  # layer.forward(x) as layer(x)
+        if isinstance(func, ast.Call) and isinstance(receiver, Module):
+            return self.module_call(receiver, node, values)  # nn.Softmax(dim=-1)(scores)
         if qualified is None and (
             isinstance(func, ast.Name)
             or (
@@ -2007,6 +2026,12 @@ class Interpreter:
                 polarity: Meaning = "forbidden" if method == "eq" else "allowed"
                 return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
             return None
+        if (
+            isinstance(receiver, _ScaledTensor)
+            and receiver.scale is not None
+            and method in ("view", "reshape", "contiguous", "unflatten", "to", "type_as")
+        ):
+            return dataclasses.replace(receiver, origin=origin)  # the heads split off
         if method in SCALING_METHODS and args:
             if isinstance(receiver, Scores):
                 divide = method.startswith("div")
@@ -2041,25 +2066,23 @@ class Interpreter:
             )
         if method in ("transpose", "permute", "swapaxes", "t"):
             rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
-            if rank is not None:
-                return _Transposed(origin, tuple(_Dim(origin) for _ in range(rank)))
-            return _Transposed(origin)
+            sizes = tuple(_Dim(origin) for _ in range(rank)) if rank is not None else None
+            if isinstance(receiver, (_ScaledTensor, _Transposed)) and receiver.scale is not None:
+                # a scaled query moved: still scaled, by the same scale
+                return _Transposed(origin, sizes, scaled=True, scale=receiver.scale)
+            return _Transposed(origin, sizes)
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
             if isinstance(values[0], _Transposed):
-                scaled = _scaled(receiver)
                 rank = len(values[0].sizes) if values[0].sizes is not None else None
-                return Scores(origin, scaled=scaled, ndim=2 if method == "mm" else rank)
+                return self.query_key(origin, receiver, values[0], 2 if method == "mm" else rank)
             return None
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if len(values) >= 2 and isinstance(values[1], _Transposed):
                 keys = values[1]
                 rank = len(keys.sizes) if keys.sizes is not None else None
-                return Scores(
-                    origin,
-                    scaled=_scaled(values[0]),
-                    ndim=3 if short == "bmm" else rank,  # bmm: [B, L, S] exactly
-                )
+                # bmm: [B, L, S] exactly
+                return self.query_key(origin, values[0], keys, 3 if short == "bmm" else rank)
             return None
         if qualified == "torch.einsum":
             return _einsum(args, values, origin)
@@ -2145,6 +2168,11 @@ class Interpreter:
                 and isinstance(argument.left, ast.Constant)
                 and argument.left.value == 1
             )
+            if values and (
+                isinstance(values[0], Scale)
+                or (argument is not None and "scale" in self.code(argument).lower())
+            ):
+                return None  # the root of a scale (a half of it on q, a half on k)
             return Scale(origin, width, inverted=not reciprocal)
         if qualified == "builtins.float" or (isinstance(func, ast.Name) and func.id == "float"):
             text = string_literal(args[0].value) if args else None
@@ -2716,6 +2744,18 @@ class Interpreter:
             text = self.code(function).lower()
             self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
         return self.scaled_functions[key]
+
+    def query_key(
+        self, origin: Origin, query: _Any | None, key: _Transposed, ndim: int | None
+    ) -> Scores:
+        """``q @ kᵀ``: the scores, and the checks of a scale either side carries."""
+        scores = Scores(origin, scaled=_scaled(query) or key.scaled, ndim=ndim)
+        for side in (query, key):
+            carried = side.scale if isinstance(side, (_ScaledTensor, _Transposed)) else None
+            if carried is not None:
+                scale, at, divide = carried
+                scores = self.scaled(scores, scale, at, divide=divide)
+        return scores
 
     def scaled(self, scores: Scores, scale: _Any | None, node: ast.AST, *, divide: bool) -> Scores:
         """Scores times (or over) a scale; a finding about the scale waits for a softmax."""
