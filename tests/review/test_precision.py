@@ -375,6 +375,16 @@ CASES: dict[str, tuple[str, str, list[str]]] = {
         "        return (self.score(x) * x).sum(dim=-1)\n",
         ["AM402"],
     ),
+    # a softmax module built and called at once reads its dim as a self.softmax module does
+    "softmax-module-called-at-once": (
+        "def f(q, k, v):\n"
+        "    scores = torch.bmm(q, k.transpose(1, 2)) / q.size(-1) ** 0.5\n"
+        "    return torch.bmm(nn.Softmax(dim=1)(scores), v)\n",
+        "def f(q, k, v):\n"
+        "    scores = torch.bmm(q, k.transpose(1, 2)) / q.size(-1) ** 0.5\n"
+        "    return torch.bmm(nn.Softmax(dim=-1)(scores), v)\n",
+        ["AM402"],
+    ),
     # a Boolean times a Python float is float32: -1e9 fits; a float16 indicator keeps float16
     "boolean-times-a-constant": (
         "def f(scores, padding):\n"
