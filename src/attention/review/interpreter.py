@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from attention.review import heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
@@ -170,6 +171,9 @@ class _Transposed:
     sizes: tuple[_Dim, ...] | None = None
     scaled: bool = False
     scale: tuple[Scale, ast.AST, bool] | None = None
+    axes: heads.Axes | None = None
+    major: heads.Major | None = None
+    split: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -288,6 +292,9 @@ class _Tensor:
     open: str | None = None
     zero_one: bool = False
     features: Origin | None = None
+    axes: heads.Axes | None = None
+    major: heads.Major | None = None
+    split: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -1615,6 +1622,7 @@ class Interpreter:
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
+                    self.tiling_check(this, other)
                 biased = this.biased or (
                     other is None and any("bias" in name for name in names_in(other_node))
                 )
@@ -1678,6 +1686,8 @@ class Interpreter:
             overflow=overflow,
             unranked_at=mask.unranked_at,
             unranked_ndim=mask.unranked_ndim,
+            repeated=mask.repeated,
+            interleaved=mask.interleaved,
         )
 
     def multiplied_mask(self, scores: Scores, node: ast.AST) -> Scores:
@@ -1996,6 +2006,16 @@ class Interpreter:
                 self.top_k(ranked)
         if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
+        if method in ("view", "reshape"):
+            split = self.heads_view(receiver, node, args, values)
+            if split is not None:
+                return split
+        if (
+            method in ("contiguous", "clone", "to")
+            and isinstance(receiver, _Tensor)
+            and (receiver.axes or receiver.major)
+        ):
+            return dataclasses.replace(receiver, origin=origin)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(
                 key_padding=False, ndim=len(args) or None, unranked_at=None, empty_row=None
@@ -2006,6 +2026,10 @@ class Interpreter:
             return dataclasses.replace(receiver, ndim=ndim)
         if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
             return receiver
+        if method == "repeat_interleave" and isinstance(receiver, Mask) and args:
+            along, _ = self.argument(node, values, 1, "dim")
+            if along is not None and int_literal(along.value) == 0 and _counts_heads(args[0].value):
+                return receiver.but(interleaved=origin)  # batch-major: b·H + h
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
         if (
@@ -2047,7 +2071,13 @@ class Interpreter:
             if len(axes) == 2 and len(known) == 2:
                 one, other = known
                 swapped[one], swapped[other] = swapped[other], swapped[one]
-                return _Transposed(origin, tuple(swapped))
+                order = heads.moved(receiver.axes, method, axes) if receiver.axes else None
+                rows = (
+                    receiver.major if 0 not in (one % len(swapped), other % len(swapped)) else None
+                )
+                return _Transposed(
+                    origin, tuple(swapped), axes=order, major=rows, split=receiver.split
+                )
             return _Transposed(origin)
         if (
             method in ("transpose", "permute", "swapaxes", "t")
@@ -2065,11 +2095,16 @@ class Interpreter:
                 empty_row=None,
             )
         if method in ("transpose", "permute", "swapaxes", "t"):
-            rank = _swapped_rank(method, [int_literal(arg.value) for arg in args])
+            literals = [int_literal(arg.value) for arg in args]
+            rank = _swapped_rank(method, literals)
             sizes = tuple(_Dim(origin) for _ in range(rank)) if rank is not None else None
             if isinstance(receiver, (_ScaledTensor, _Transposed)) and receiver.scale is not None:
                 # a scaled query moved: still scaled, by the same scale
                 return _Transposed(origin, sizes, scaled=True, scale=receiver.scale)
+            if isinstance(receiver, (_Tensor, _Transposed)) and receiver.axes is not None:
+                order = heads.moved(receiver.axes, method, literals)
+                sizes = sizes or tuple(_Dim(origin) for _ in receiver.axes)
+                return _Transposed(origin, sizes, axes=order, split=receiver.split)
             return _Transposed(origin, sizes)
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
@@ -2745,11 +2780,75 @@ class Interpreter:
             self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
         return self.scaled_functions[key]
 
+    def tiling_check(self, scores: Scores, mask: Mask) -> None:
+        """AM804: a mask tiled for the heads in the other order than the scores' rows."""
+        if scores.major == "batch" and mask.repeated is not None:
+            tiled, how = mask.repeated, "repeat(H, 1, 1) lays the mask out h·B + b"
+        elif scores.major == "head" and mask.interleaved is not None:
+            tiled, how = mask.interleaved, "repeat_interleave(H, dim=0) lays it out b·H + h"
+        else:
+            return
+        self.hit(
+            "AM804",
+            tiled.node,
+            f"the heads were split off and merged so that row {heads.describe(scores.major)} "
+            f"holds batch item b, head h; {how}, so heads get other batch items' masks",
+            [(f"scores whose rows are {heads.describe(scores.major)}", scores.origin)],
+        )
+
+    def heads_view(
+        self, receiver: _Any | None, node: ast.Call, args: list[Arg], values: list[_Any | None]
+    ) -> _Tensor | None:
+        """``x.view(B, L, H, d)``: the heads split off; ``view(B * H, L, d)``: merged again.
+
+        The split: four sizes, a head count third (by its name), a length or -1 second.  The
+        merge: three sizes, the first the product of the split's first and third sizes as
+        written (``B * H`` or ``H * B``) or -1, of a tensor whose axes are known
+        (:mod:`~attention.review.heads`); which order that gives rests on the code, not on
+        names.  A scaled query keeps its scale instead.
+        """
+        if any(arg.keyword or arg.star for arg in args) or isinstance(receiver, _ScaledTensor):
+            return None
+        sizes = [arg.value for arg in args]
+        origin = Origin(node, "")
+        if (
+            len(sizes) == 4
+            and _counts_heads(sizes[2])
+            and not _counts_heads(sizes[0])
+            and int_literal(sizes[0]) != -1
+            and (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]))
+        ):
+            return _Tensor(
+                origin,
+                sizes=tuple(_Dim(origin) for _ in sizes),
+                axes=heads.SPLIT,
+                split=(self.code(sizes[0]), self.code(sizes[2])),
+            )
+        if not isinstance(receiver, (_Tensor, _Transposed)) or receiver.axes is None:
+            return None
+        if len(sizes) != 3 or receiver.split is None:
+            return None
+        merged = sorted(self.code(factor) for factor in _factors(sizes[0]))
+        if int_literal(sizes[0]) != -1 and merged != sorted(receiver.split):
+            return None
+        if not (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1])):
+            return None
+        order = heads.major(receiver.axes)
+        if order is None:
+            return None
+        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in sizes), major=order)
+
     def query_key(
         self, origin: Origin, query: _Any | None, key: _Transposed, ndim: int | None
     ) -> Scores:
         """``q @ kᵀ``: the scores, and the checks of a scale either side carries."""
-        scores = Scores(origin, scaled=_scaled(query) or key.scaled, ndim=ndim)
+        orders = {_major(side) for side in (query, key)} - {None}
+        scores = Scores(
+            origin,
+            scaled=_scaled(query) or key.scaled,
+            ndim=ndim,
+            major=next(iter(orders)) if len(orders) == 1 else None,
+        )
         for side in (query, key):
             carried = side.scale if isinstance(side, (_ScaledTensor, _Transposed)) else None
             if carried is not None:
@@ -2801,6 +2900,7 @@ class Interpreter:
         mask = values[0] if values else None
         if isinstance(mask, Mask) and isinstance(target, Scores):
             mask = mask.ranked(target.ndim, target.origin)
+            self.tiling_check(target, mask)
         fill = values[1] if len(values) >= 2 else None
         fixable: Hit | None = None
         if isinstance(mask, _Tensor | _Param) or (mask is None and args):
@@ -2997,6 +3097,8 @@ class Interpreter:
             else:
                 self.penalty_sink(condition, args[0], "torch.where(mask, -inf, x) masks where True")
         scores = next((value for value in branches if isinstance(value, Scores)), None)
+        if scores is not None and isinstance(condition, Mask):
+            self.tiling_check(scores, condition)
         if scores is not None and any(penalties):
             penalty_at = Origin(node, "a penalty where the mask forbids")
             return dataclasses.replace(_penalise(scores, penalty_at), masked=True)
@@ -4712,6 +4814,13 @@ def _penalise(scores: Scores, at: Origin) -> Scores:
         hit for hit in scores.pending if getattr(hit, "code", None) not in ("AM203", "AM403")
     )
     return dataclasses.replace(scores, penalised=at, pending=pending)
+
+
+def _major(side: object) -> heads.Major | None:
+    """The row order of a query or key whose heads were merged into its first axis."""
+    if isinstance(side, (_Tensor, _Transposed)):
+        return side.major
+    return None
 
 
 def _scaled(value: object) -> bool:

@@ -142,7 +142,8 @@ class Mask:
     showed that rank (:meth:`ranked`), so the move does not rest on a name.
     ``empty_row``: the index assignment that set one whole query row (every key) to
     ``row_value``, unlike the rest of the mask: 0 or 1 in a Boolean or 0/1 mask, -inf in an
-    additive one (``bias[..., 2, :] = float("-inf")``).
+    additive one (``bias[..., 2, :] = float("-inf")``).  ``interleaved``: tiled for the heads
+    batch-major, ``repeat_interleave(H, dim=0)`` (``repeated``: head-major, ``repeat(H, 1, 1)``).
     """
 
     kind: Literal["mask", "additive"]
@@ -168,6 +169,7 @@ class Mask:
     rank_shown: Origin | None = None
     empty_row: Origin | None = None
     row_value: float | None = None
+    interleaved: Origin | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
@@ -243,7 +245,9 @@ class Scores:
     a fill of these scores, reported only if the scores reach a softmax (a fill of logits that
     no softmax reads, a ranking head's, proves nothing about attention).  ``empty_row``: where
     a mask that leaves one query row all -inf was built.  ``penalised``: where a mask's penalty
-    (-inf, a large negative fill, an additive mask) went into them.
+    (-inf, a large negative fill, an additive mask) went into them.  ``major``: how their
+    ``[B·H, L, S]`` rows are ordered, where the head split shows it
+    (:mod:`~attention.review.heads`).
     """
 
     origin: Origin
@@ -257,6 +261,7 @@ class Scores:
     biased: bool = False
     empty_row: Origin | None = None
     penalised: Origin | None = None
+    major: Literal["batch", "head"] | None = None
 
 
 @dataclass(frozen=True)

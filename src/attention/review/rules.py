@@ -712,6 +712,35 @@ RULES: tuple[Rule, ...] = (
         + "        q = self.q(x).view(b, -1, self.heads, self.head_dim).transpose(1, 2)\n"
         "        return torch.softmax(q @ q.transpose(-2, -1) / self.head_dim**0.5, -1) @ q\n",
     ),
+    Rule(
+        "AM804",
+        "mask-tiled-against-the-heads",
+        "error",
+        (),
+        "Scores of a [B·H, L, S] layout are masked with a [B, L, S] mask tiled for the heads in "
+        "the other order: heads split with `view(B, L, H, d).transpose(1, 2)` and merged give "
+        "row b·H + h, which `repeat_interleave(H, dim=0)` matches and `repeat(H, 1, 1)` (row "
+        "h·B + b) does not; heads split with `permute(2, 0, 1, 3)` the reverse.  Heads then get "
+        "other batch items' masks.",
+        "`{subject}` tiles the mask in another order than the scores' heads",
+        "Tile the mask as the scores are laid out: `mask.repeat_interleave(H, dim=0)` for "
+        "batch-major rows (b·H + h), `mask.repeat(H, 1, 1)` for head-major rows (h·B + b).",
+        _SPLIT_CLASS.replace("def forward(self, x):", "def forward(self, x, ids, pad_id):")
+        + "        q = self.q(x).view(b, -1, self.heads, self.head_dim).transpose(1, 2)\n"
+        "        q = q.reshape(b * self.heads, -1, self.head_dim)\n"
+        "        padding = (ids == pad_id)[:, None, :].expand(-1, ids.size(1), -1)\n"
+        "        scores = torch.bmm(q, q.transpose(1, 2)) / self.head_dim**0.5\n"
+        "        scores = scores.masked_fill(padding.repeat(self.heads, 1, 1), float('-inf'))\n"
+        "        return torch.softmax(scores, dim=-1)\n",
+        _SPLIT_CLASS.replace("def forward(self, x):", "def forward(self, x, ids, pad_id):")
+        + "        q = self.q(x).view(b, -1, self.heads, self.head_dim).transpose(1, 2)\n"
+        "        q = q.reshape(b * self.heads, -1, self.head_dim)\n"
+        "        padding = (ids == pad_id)[:, None, :].expand(-1, ids.size(1), -1)\n"
+        "        scores = torch.bmm(q, q.transpose(1, 2)) / self.head_dim**0.5\n"
+        "        tiled = padding.repeat_interleave(self.heads, dim=0)\n"
+        "        scores = scores.masked_fill(tiled, float('-inf'))\n"
+        "        return torch.softmax(scores, dim=-1)\n",
+    ),
 )
 
 _BY_CODE = {rule.code: rule for rule in RULES}
