@@ -132,3 +132,65 @@ def test_a_layer_whose_only_caller_inverts_the_mask() -> None:
 )
 def test_a_layer_whose_calls_are_not_all_known(change: tuple[str, str]) -> None:
     assert layer_codes(_MODEL.replace(*change)) == [("AM104", 7)]
+
+
+def test_a_caller_whose_mask_says_nothing_of_its_meaning() -> None:
+    """A Boolean mask of no known meaning neither confirms nor contradicts the name."""
+    unknown = "\n\ndef run(q, k, v, n_tokens):\n"
+    unknown += "    m = torch.arange(4)[None, :] < n_tokens[:, None]\n"
+    unknown += "    return sdpa_forward(q, k, v, m[:, None, None, :])\n"
+    assert codes(unknown) == [("AM105", 13)]
+
+
+@pytest.mark.parametrize(
+    "escape",
+    [
+        "\n\ndef later(q, k, v, mask):\n    step = sdpa_forward\n    return step(q, k, v, mask)\n",
+        "\n\ndef later(q, k, v, mask):\n    return torch.utils.checkpoint.checkpoint("
+        "sdpa_forward, q, k, v, mask)\n",
+    ],
+)
+def test_a_helper_handed_on_is_called_where_it_is_not_seen(escape: str) -> None:
+    assert codes(_FLOAT + escape) == [("AM105", 13)]
+
+
+@pytest.mark.parametrize(
+    "subclass",
+    [
+        "\n\nclass Wider(Decoder):\n    pass\n",
+        "\n\nclass Wider(nn.Module):\n    def forward(self, q, k, v, mask):\n"
+        "        return super().forward(q, k, v, mask)\n",
+    ],
+)
+def test_a_layer_reached_from_a_subclass(subclass: str) -> None:
+    assert layer_codes(_MODEL + subclass) == [("AM104", 7)]
+
+
+def test_methods_of_one_name_in_two_classes() -> None:
+    """Each class's own `self._attend(...)` calls are its method's calls."""
+    two = _DECODER.replace(
+        "def forward(self, q, k, v, attention_mask):", "def _attend(self, q, k, v, attention_mask):"
+    )
+    two += """
+
+    def forward(self, q, k, v, text_mask):
+        return self._attend(q, k, v, ~text_mask)
+
+
+class Other(nn.Module):
+    def _attend(self, q, k, v, mask):
+        return q
+
+    def forward(self, q, k, v, mask):
+        return self._attend(q, k, v, mask)
+"""
+    assert [(f.code, f.line) for f in check_source(two, "case.py")] == []
+
+
+def test_a_layer_whose_other_members_are_used() -> None:
+    """`self.decoder.layers`: a use of the instance, not a call the pass cannot see."""
+    used = _MODEL.replace(
+        "        return self.decoder(",
+        "        depth = self.decoder.training\n        return self.decoder(",
+    )
+    assert layer_codes(used) == []

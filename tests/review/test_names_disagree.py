@@ -48,3 +48,34 @@ def test_a_meaning_the_code_shows_stays() -> None:
     body = "    removed = (ids != pad)[:, None, None, :]\n"
     body += "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~removed)\n"
     assert codes(body) == ["AM101"]
+
+
+_MHA = "import torch\nfrom torch import nn\n\n\ndef attend(x, attention_mask):\n"
+_MHA += "    mha = nn.MultiheadAttention(8, 2, batch_first=True)\n"
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("disallowed", []),  # a negated allowed word says forbidden
+        ("invisible", []),
+        ("not_valid", []),
+        ("padding", []),
+        ("block_mask", ["AM103"]),  # a block is a chunk, no meaning
+        ("non_pad", ["AM103"]),  # agrees: a real token
+    ],
+)
+def test_the_words_of_a_name(name: str, expected: list[str]) -> None:
+    body = _MHA + f"    {name} = attention_mask.bool()\n"
+    body += f"    return mha(x, x, x, key_padding_mask={name})[0]\n"
+    assert [finding.code for finding in check_source(body, "case.py")] == expected
+
+
+def test_an_attribute_named_for_its_meaning() -> None:
+    body = "import torch\n\n\nclass Layer:\n    def forward(self, scores, attention_mask):\n"
+    body += "        self.remove = (attention_mask != 0)[:, None, None, :]\n"
+    body += "        scores = scores.masked_fill(self.remove, torch.finfo(scores.dtype).min)\n"
+    body += "        return scores.softmax(dim=-1)\n"
+    assert check_source(body, "case.py") == []
+    kept = body.replace("self.remove", "self.cached")
+    assert [finding.code for finding in check_source(kept, "case.py")] == ["AM105"]

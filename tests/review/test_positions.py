@@ -39,6 +39,7 @@ _I = "    i = torch.arange(n)\n"
         ("i < i[:, None] + 1", "AM102"),  # j < i + 1: allowed, as above
         ("i[:, None] <= i[None, :] - 1", None),  # j >= i + 1: the future
         ("i[:, None] + offset >= i[None, :]", None),  # an offset that is no literal
+        ("i[:, None] + 1 >= i[None, :]", None),  # one step of look-ahead, written on purpose
         ("i[:, None] == i[None, :]", None),
         ("i[:, None] - i[None, :] >= 0", None),  # a difference: not followed
     ],
@@ -71,13 +72,14 @@ _VALID = "torch.arange(x.size(1))[None, :] < lengths[:, None]"
         # what the other side counts is not said: Boolean, no meaning
         ("torch.arange(x.size(1))[None, :] < starts[:, None]", None),
         ("torch.arange(x.size(1))[None, :] < pad_lengths[:, None]", None),
+        ("torch.arange(x.size(1))[None, :] < mask_len[:, None]", None),  # keys to hide
         ("torch.arange(x.size(1))[None, :] <= lengths[:, None]", None),
         ("torch.arange(x.size(1))[None, :] + 1 < lengths[:, None]", None),
     ],
 )
 def test_a_mask_of_lengths(mask: str, expected: str | None) -> None:
     body = _MHA + f"    m = {mask}\n" + "    return mha(x, x, x, key_padding_mask=m)[0]\n"
-    found = codes(body, "x, lengths, starts, pad_lengths")
+    found = codes(body, "x, lengths, starts, pad_lengths, mask_len")
     assert found == ([(expected, 9)] if expected else [])
 
 

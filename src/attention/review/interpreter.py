@@ -443,13 +443,14 @@ class Interpreter:
 
     def bind(self, target: ast.AST, value: _Any | None) -> None:
         """Assign a value to a target: a name, ``self.x``, or each element of a tuple."""
+        name = last_name(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+        if isinstance(value, Mask) and value.by_name and value.meaning is not None and name:
+            stated = meaning_named(name)
+            if stated is not None and stated != value.meaning:
+                # two names disagree (`remove_from_windowed_attention_mask = (attention_mask
+                # != 0)`, Longformer's 0 = local attention): neither is evidence any more
+                value = value.but(meaning=None)
         if isinstance(target, ast.Name):
-            if isinstance(value, Mask) and value.by_name and value.meaning is not None:
-                stated = meaning_named(target.id)
-                if stated is not None and stated != value.meaning:
-                    # two names disagree (`remove_from_windowed_attention_mask = (attention_mask
-                    # != 0)`, Longformer's 0 = local attention): neither is evidence any more
-                    value = value.but(meaning=None)
             if value is None and target.id not in self.scopes[-1]:
                 # a new name for a value the pass does not model: its name is the evidence
                 self.scopes[-1].pop(target.id, None)
@@ -911,7 +912,7 @@ class Interpreter:
             self.attributes[-1] = attributes
             self.specialising -= 1
             self.helper_calls.pop()
-        if inverted or any(isinstance(value, Mask) for value in values):
+        if inverted or any(map(_says_what_it_is, values)):
             # read with a mask the caller knows, or inverts where it passes it: whether the
             # name's finding holds for what it is handed
             self.readings.setdefault(id(function), {}).setdefault(id(node), []).append(
@@ -2973,7 +2974,13 @@ class Interpreter:
                     # then, and nothing turns a fully masked row's values into another result)
                     self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
-                self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
+                built = isinstance(target, _Tensor) and (target.zero_one or target.holds)
+                self.penalty_sink(
+                    mask,
+                    args[0],
+                    "masked_fill(mask, -inf) masks where True",
+                    layout=isinstance(target, (Scores, Mask)) or bool(built),
+                )
             if not isinstance(target, Scores):
                 row = self.row_left_empty(mask, fill, where=True)
                 return Mask(
@@ -3374,13 +3381,16 @@ class Interpreter:
                 return Mask("mask", origin, "bool", ndim=2)
             shift = left.offset - right.offset
             triangle = Triangle(lower=base.lower, diagonal=base.diagonal + shift)
+            if shift and triangle not in (CAUSAL, CAUSAL.complement()):
+                # a window written on purpose (`t[:, None] + 1 >= t`: one frame of look-ahead)
+                return Mask("mask", origin, "bool", ndim=2)
             return Mask("mask", origin, "bool", true_set=triangle, triangle_at=origin, ndim=2)
         if left.axis != "cols":
             return None
         column = _a_column(right_node)
         name = (last_name(_column_base(right_node)) or "").lower()
         meaning: Meaning | None = None
-        if "len" in name and "pad" not in name and left.offset == 0:
+        if "len" in name and meaning_named(name) is None and "mask" not in name and not left.offset:
             meaning = {ast.Lt: "allowed", ast.GtE: "forbidden"}.get(operator)  # type: ignore[assignment]
         if column:
             return Mask("mask", origin, "bool", meaning=meaning, key_padding=True, ndim=2)
@@ -3911,8 +3921,15 @@ class Interpreter:
         self.polarity_forbidden(mask, node, reads, hf_code="AM103")
         self.layout_check(mask, node, api)
 
-    def penalty_sink(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
-        """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``)."""
+    def penalty_sink(
+        self, mask: Mask, node: ast.AST | Arg, reads: str, *, layout: bool = True
+    ) -> None:
+        """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``).
+
+        ``layout``: whether the filled tensor is known to be scores or a bias built for them,
+        so where the mask's keys lie matters (hidden states masked per position before a
+        pooling take ``m[..., None]`` rightly).
+        """
         if mask.dtype == "float" and mask.hf and not mask.by_name:
             return
         if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
@@ -3920,7 +3937,8 @@ class Interpreter:
             # is here is not the integer mask its name suggests
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM104")
-        self.layout_check(mask, node, reads)
+        if layout:
+            self.layout_check(mask, node, reads)
 
     def polarity_forbidden(self, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str) -> None:
         """A mask read as True = masked out: its polarity and triangle."""
@@ -4085,38 +4103,69 @@ class _Sites:
 def _call_sites(tree: ast.Module) -> _Sites:
     """Where each function of the module is called, as far as the text shows every call.
 
-    By its name (``helper(...)``, ``self.helper(...)``: every function of that name counts
-    them all).  A module's ``forward`` also where its class's only instance in the module,
-    ``self.attr = Class(...)``, is called (``self.attr(...)``, ``self.attr.forward(...)``); a
-    class instantiated more than once, or other than into ``self.attr`` (a list of layers),
-    leaves its ``forward`` without an entry: its calls are not all known.
+    A function by its name (``helper(...)``); a method by ``self.method(...)`` within its
+    class.  A module's ``forward`` also where its class's only instance in the module,
+    ``self.attr = Class(...)``, is called (``self.attr(...)``, ``self.attr.forward(...)``).
+    No entry (its calls are not all known) for a function whose name is also used otherwise
+    (handed to ``checkpoint`` or ``partial``, assigned), for the methods of a class another
+    class of the module extends or that ``super()`` reaches, and for a ``forward`` whose class
+    is instantiated more than once or other than into ``self.attr`` (a list of layers).
     """
     functions: dict[int, _Function] = {}
     owner: dict[int, ast.ClassDef] = {}
-    by_name: dict[str, set[int]] = {}
-    made: dict[str, list[int]] = {}
-    held: dict[int, str] = {}
+    parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             functions[id(node)] = node
         elif isinstance(node, ast.ClassDef):
             for statement in node.body:
                 owner[id(statement)] = node
-        elif isinstance(node, ast.Call):
+    extended = {
+        base.id
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ClassDef)
+        for base in node.bases
+        if isinstance(base, ast.Name)
+    }
+    by_name: dict[str, list[ast.Call]] = {}
+    made: dict[str, list[int]] = {}
+    held: dict[int, str] = {}
+    escaped: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name):
-                by_name.setdefault(func.id, set()).add(id(node))
+                by_name.setdefault(func.id, []).append(node)
                 made.setdefault(func.id, []).append(id(node))
             elif isinstance(func, ast.Attribute) and _self_attribute(func):
-                by_name.setdefault(func.attr, set()).add(id(node))
+                by_name.setdefault(func.attr, []).append(node)
             elif (
                 isinstance(func, ast.Attribute)
                 and func.attr == "forward"
                 and isinstance(func.value, ast.Attribute)
                 and _self_attribute(func.value)
             ):
-                by_name.setdefault(func.value.attr, set()).add(id(node))
-        elif (
+                by_name.setdefault(func.value.attr, []).append(node)
+            elif (
+                isinstance(func, ast.Attribute)
+                and isinstance(func.value, ast.Call)
+                and isinstance(func.value.func, ast.Name)
+                and func.value.func.id == "super"
+            ):
+                escaped.add(func.attr)  # super().forward(...): called from a subclass
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
+            name = node.id if isinstance(node, ast.Name) else node.attr
+            if isinstance(node, ast.Attribute) and not _self_attribute(node):
+                continue
+            parent = parents.get(id(node))
+            called = isinstance(parent, ast.Call) and parent.func is node
+            # `self.decoder.layers`, `self.decoder.forward(...)`: a use of the instance
+            member = isinstance(parent, ast.Attribute)
+            if not called and not member:
+                escaped.add(name)  # checkpoint(self.block, x), partial(helper), f = helper
+        if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
             and isinstance(node.targets[0], ast.Attribute)
@@ -4126,15 +4175,28 @@ def _call_sites(tree: ast.Module) -> _Sites:
             held[id(node.value)] = node.targets[0].attr
     calls: dict[int, set[int]] = {}
     for key, function in functions.items():
-        found = set(by_name.get(function.name, set()))
         cls = owner.get(key)
+        if function.name in escaped or (cls is not None and cls.name in extended):
+            continue
+        found = {
+            id(call)
+            for call in by_name.get(function.name, [])
+            if cls is None or _inside(call, cls) or function.name == "forward"
+        }
         if function.name == "forward" and cls is not None:
             instances = made.get(cls.name, [])
-            if len(instances) != 1 or instances[0] not in held:
+            if len(instances) != 1 or instances[0] not in held or held[instances[0]] in escaped:
                 continue
-            found |= by_name.get(held[instances[0]], set())
+            found |= {id(call) for call in by_name.get(held[instances[0]], [])}
         calls[key] = found
     return _Sites(functions, calls)
+
+
+def _says_what_it_is(value: object) -> bool:
+    """A mask whose meaning the code shows: allowed or forbidden, a triangle, or additive."""
+    return isinstance(value, Mask) and (
+        value.meaning is not None or value.true_set is not None or value.kind == "additive"
+    )
 
 
 def _self_attribute(node: ast.Attribute) -> bool:
@@ -4175,8 +4237,8 @@ def _identifiers(node: ast.AST) -> set[str]:
     return found
 
 
-def _inside(node: ast.AST, function: _Function) -> bool:
-    """Whether a node lies in a function's body (a finding placed at a caller's line does not)."""
+def _inside(node: ast.AST, function: _Function | ast.ClassDef) -> bool:
+    """Whether a node lies in a function's (or class's) body (a caller's line does not)."""
     line: int = node.lineno  # type: ignore[attr-defined]
     return function.lineno <= line <= (function.end_lineno or function.lineno)
 

@@ -379,21 +379,33 @@ def mask_from_name(name: str, node: ast.AST) -> Mask | None:
     return None
 
 
-_SAYS_FORBIDDEN = re.compile(r"remove|ignore|exclude|drop|invalid|forbid|block|skip")
-_SAYS_ALLOWED = re.compile(r"keep|allow|visible|(?<!in)valid")
+_NEGATED = r"(?:dis|in|un|not_?|non_?|no_?)"
+_ALLOWED_WORDS = r"keep|allow|visib|valid"
+_FORBIDDEN_WORDS = r"remove|ignore|exclude|drop|forbid|skip|pad|masked"
 
 
 def meaning_named(name: str) -> Meaning | None:
     """The meaning a name states for the mask it holds, if it states one.
 
+    A word negated says the other meaning: ``invalid``, ``disallowed`` and ``not_visible``
+    say forbidden, ``non_pad`` and ``unmasked`` allowed.
+
     >>> meaning_named("remove_from_windowed_attention_mask")
     'forbidden'
     >>> meaning_named("valid_keys"), meaning_named("invalid_keys"), meaning_named("mask")
     ('allowed', 'forbidden', None)
+    >>> meaning_named("disallowed"), meaning_named("non_pad"), meaning_named("block_mask")
+    ('forbidden', 'allowed', None)
     """
     word = _words(name)
-    forbidden = bool(_SAYS_FORBIDDEN.search(word))
-    allowed = bool(_SAYS_ALLOWED.search(word))
+    negated = rf"{_NEGATED}(?:({_ALLOWED_WORDS})|({_FORBIDDEN_WORDS}))"
+    forbidden = allowed = False
+    for found in re.finditer(negated, word):
+        forbidden = forbidden or found.group(1) is not None
+        allowed = allowed or found.group(2) is not None
+    plain = re.sub(negated, "", word)
+    forbidden = forbidden or re.search(_FORBIDDEN_WORDS, plain) is not None
+    allowed = allowed or re.search(_ALLOWED_WORDS, plain) is not None
     if forbidden == allowed:
         return None
     return "forbidden" if forbidden else "allowed"
