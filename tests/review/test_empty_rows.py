@@ -134,3 +134,27 @@ def test_rows_joined_along_the_key_axis_are_key_columns() -> None:
         + "    return torch.softmax(scores.masked_fill(~m, float('-inf')), dim=-1) @ v\n"
     )
     assert found(body) == []
+
+
+_JOINED = _CAUSAL + "    m = torch.cat([causal, torch.zeros(1, 3, dtype=torch.bool)])\n"
+_READ = (
+    "    scores = (q @ k.transpose(-2, -1)).masked_fill(~m, float('-inf'))\n"
+    "    w = torch.softmax(scores, dim=-1)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("repair", "expected"),
+    [
+        ("    m[:, 0] = True\n", []),  # every query sees key 0
+        ("    m.fill_diagonal_(True)\n", []),
+        ("    m[:, 0] = False\n", [("AM603", 9)]),  # the row's own value: still empty
+    ],
+)
+def test_an_empty_row_given_a_key(repair: str, expected: list[tuple[str, int]]) -> None:
+    assert found(_JOINED + repair + _READ + "    return w @ v\n") == expected
+
+
+def test_the_empty_rows_zeroed_after_the_softmax() -> None:
+    guard = "    return w.masked_fill(~m.any(-1, keepdim=True), 0.0) @ v\n"
+    assert found(_JOINED + _READ + guard) == []

@@ -1764,6 +1764,16 @@ class Interpreter:
         short = qualified.rsplit(".", 1)[-1] if qualified else None
         if qualified == "torch.arange":
             return _Positions(origin, "cols", flat=True)
+        if (
+            method is not None
+            and method.endswith("_")
+            and isinstance(receiver, Mask)
+            and receiver.empty_row is not None
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+        ):
+            # allowed.fill_diagonal_(True), m.masked_fill_(...): its rows may have changed
+            self.bind(func.value, receiver.but(empty_row=None, row_value=None))
         if isinstance(receiver, _Positions) and method is not None:
             return self.positions_method(receiver, method, node, values)
 
@@ -2930,8 +2940,9 @@ class Interpreter:
             and func.attr.endswith("_")
         ):
             return self.late_mask(target, node)
-        if isinstance(target, Weights) and args and "isnan" in self.code(args[0].value):
-            return self.nan_guard(target) or target  # w.masked_fill(w.isnan(), 0)
+        if isinstance(target, Weights) and args and _row_guard(self.code(args[0].value)):
+            # w.masked_fill(w.isnan(), 0), w.masked_fill(~allowed.any(-1, keepdim=True), 0)
+            return self.nan_guard(target) or target
         if isinstance(target, Weights) and target.weak and isinstance(mask, Mask):
             return self.weak_released(target)
         if isinstance(target, Weights):
@@ -3035,7 +3046,7 @@ class Interpreter:
         """``torch.where``: a NaN guard, or :meth:`where_value` and the query row it empties."""
         args = self.args(node)
         condition, *branches = values
-        if args and "isnan" in self.code(args[0].value):
+        if args and _row_guard(self.code(args[0].value)):
             for branch in branches:
                 guarded = self.nan_guard(branch)  # torch.where(w.isnan(), 0.0, w)
                 if guarded is not None:
@@ -3161,6 +3172,13 @@ class Interpreter:
         if row is not None:
             self.bind(target.value, row)
             return
+        if (
+            isinstance(before, Mask)
+            and before.empty_row is not None
+            and not (isinstance(written, Const) and written.value == before.row_value)
+        ):
+            # `allowed[:, 0] = True`: the empty row may have been given a key
+            self.bind(target.value, before.but(empty_row=None, row_value=None))
         if not (isinstance(value, Const) and value.value in (0.0, 1.0)):
             self.not_zero_one(target.value)
         if not isinstance(value, Const):
@@ -4190,6 +4208,11 @@ def _call_sites(tree: ast.Module) -> _Sites:
             found |= {id(call) for call in by_name.get(held[instances[0]], [])}
         calls[key] = found
     return _Sites(functions, calls)
+
+
+def _row_guard(condition: str) -> bool:
+    """A condition that finds the NaN rows: ``w.isnan()``, or the mask's rows with no key."""
+    return "isnan" in condition or ".any(" in condition or ".all(" in condition
 
 
 def _says_what_it_is(value: object) -> bool:
