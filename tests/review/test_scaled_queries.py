@@ -85,3 +85,105 @@ def test_the_root_of_a_scale_on_both_sides(q: str, k: str) -> None:
 def test_a_root_of_the_head_size_multiplied_in() -> None:
     source = _SPLIT.format(q="1.0", k="math.sqrt(query.size(-1))")
     assert [finding.code for finding in check_source(source, "case.py")] == ["AM503"]
+
+
+_POOL = """import torch
+from torch import nn
+
+
+class Pooled(nn.Module):
+    def __init__(self, d_model, nhead):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model, nhead, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+        self.d_model, self.nhead = d_model, nhead
+        self.pool_q = nn.Linear(d_model, d_model)
+        self.pool_k = nn.Linear(d_model, d_model)
+
+    def forward(self, x):
+        h = self.encoder(x)
+        q = self.pool_q(h.mean(dim=1, keepdim=True)) * self.d_model ** -0.5
+        k = self.pool_k(h){split}
+        return torch.softmax(q @ k.transpose(-2, -1), dim=-1)
+"""
+
+
+def test_a_single_head_beside_a_multi_head_encoder() -> None:
+    """No head split where the scaled query meets its keys: the width is the head size."""
+    assert check_source(_POOL.format(split=""), "case.py") == []
+    split = ".view(h.size(0), -1, self.nhead, self.d_model // self.nhead).transpose(1, 2)"
+    found = check_source(_POOL.format(split=split), "case.py")
+    assert [finding.code for finding in found] == ["AM502"]
+
+
+def test_a_width_name_that_is_the_head_size() -> None:
+    """`nn.Linear(in_dim, hidden_dim * num_heads)`: hidden_dim is each head's size."""
+    source = _LAYER.format(scale="embed_dim ** -0.5", query="self.q_proj(x) * self.scaling")
+    per_head = source.replace(
+        "nn.Linear(embed_dim, embed_dim)", "nn.Linear(7, embed_dim * num_heads)"
+    )
+    assert check_source(per_head, "case.py") == []
+
+
+@pytest.mark.parametrize(
+    "scaling",
+    [
+        "        q = q * q.shape[-1] ** -0.5\n",  # a query the pass does not know, times a scale
+        "        dim = q.shape[-1]\n        q = q * dim ** -0.5\n",
+        "        q = q * (self.attn_mult / self.head_dim)\n",  # muP's 1/d, folded into q
+    ],
+)
+def test_queries_scaled_before_their_heads_meet(scaling: str) -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n"
+        "    def __init__(self, heads, head_dim):\n        super().__init__()\n"
+        "        self.heads, self.head_dim, self.attn_mult = heads, head_dim, 8.0\n\n"
+        "    def forward(self, q, k, v):\n"
+        + scaling
+        + "        q = q.view(q.size(0), -1, self.heads, self.head_dim).transpose(1, 2)\n"
+        "        return (q @ k.transpose(-2, -1)).softmax(dim=-1) @ v\n"
+    )
+    assert check_source(source, "case.py") == []
+
+
+def test_a_query_scaled_where_it_meets_the_keys() -> None:
+    source = (
+        "import torch\nfrom torch import nn\n\n\nclass Attend(nn.Module):\n"
+        "    def __init__(self, heads):\n        super().__init__()\n        self.heads = heads\n\n"
+        "    def forward(self, q, k, v):\n"
+        "        q = q * q.shape[-1] ** -0.5\n"
+        "        return (q @ k.transpose(-2, -1)).softmax(dim=-1) @ v\n"
+    )
+    assert check_source(source, "case.py") == []
+
+
+def test_heads_split_elsewhere_in_the_function() -> None:
+    """A query through a helper the pass does not read, then scaled: the split is in the view."""
+    source = (
+        _LAYER.format(scale="embed_dim ** -0.5", query="self.q_proj(x)")
+        .replace(
+            "        q = q.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)\n",
+            "        q = q.view(B, L, self.num_heads, self.head_dim)\n"
+            "        q = apply_rotary(q, x).transpose(1, 2)\n"
+            "        q = q * self.scaling\n",
+        )
+        .replace(
+            "k = self.k_proj(x).view(B, L, self.num_heads, self.head_dim).transpose(1, 2)",
+            "k = keys_of(x)",
+        )
+    )
+    assert [finding.code for finding in check_source(source, "case.py")] == ["AM502"]
+
+
+def test_heads_split_in_a_helper() -> None:
+    source = _LAYER.format(scale="embed_dim ** -0.5", query="self.q_proj(x)")
+    source = source.replace(
+        "        q = q.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)\n"
+        "        k = self.k_proj(x).view(B, L, self.num_heads, self.head_dim).transpose(1, 2)\n",
+        "        q = self.split(q, B) * self.scaling\n        k = self.split(self.k_proj(x), B)\n",
+    )
+    source += (
+        "\n    def split(self, t, bsz):\n"
+        "        return t.view(bsz, -1, self.num_heads, self.head_dim).transpose(1, 2)\n"
+    )
+    assert [finding.code for finding in check_source(source, "case.py")] == ["AM502"]

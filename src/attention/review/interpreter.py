@@ -1764,6 +1764,11 @@ class Interpreter:
         short = qualified.rsplit(".", 1)[-1] if qualified else None
         if qualified == "torch.arange":
             return _Positions(origin, "cols", flat=True)
+        if isinstance(receiver, Scale) and method in SHAPE_MOVES:
+            # `q = q * dim ** -0.5` of a query the pass does not know, then its heads split
+            if method in ("transpose", "permute", "swapaxes", "t"):
+                return _Transposed(origin, scaled=True)
+            return _ScaledTensor(origin)
         if (
             method is not None
             and method.endswith("_")
@@ -2061,12 +2066,16 @@ class Interpreter:
                 polarity: Meaning = "forbidden" if method == "eq" else "allowed"
                 return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
             return None
-        if (
-            isinstance(receiver, _ScaledTensor)
-            and receiver.scale is not None
-            and method in ("view", "reshape", "contiguous", "unflatten", "to", "type_as")
+        if isinstance(receiver, _ScaledTensor) and method in (
+            "view",
+            "reshape",
+            "contiguous",
+            "unflatten",
+            "to",
+            "type_as",
         ):
-            return dataclasses.replace(receiver, origin=origin)  # the heads split off
+            # a scaled query, its heads split off (or not): still scaled
+            return dataclasses.replace(receiver, origin=origin)
         if method in SCALING_METHODS and args:
             if isinstance(receiver, Scores):
                 divide = method.startswith("div")
@@ -2109,7 +2118,9 @@ class Interpreter:
             literals = [int_literal(arg.value) for arg in args]
             rank = _swapped_rank(method, literals)
             sizes = tuple(_Dim(origin) for _ in range(rank)) if rank is not None else None
-            if isinstance(receiver, (_ScaledTensor, _Transposed)) and receiver.scale is not None:
+            if isinstance(receiver, _ScaledTensor) or (
+                isinstance(receiver, _Transposed) and receiver.scale is not None
+            ):
                 # a scaled query moved: still scaled, by the same scale
                 return _Transposed(origin, sizes, scaled=True, scale=receiver.scale)
             if isinstance(receiver, (_Tensor, _Transposed)) and receiver.axes is not None:
@@ -2780,6 +2791,38 @@ class Interpreter:
             found = self.heads[key] = not HEAD_NAMES.isdisjoint(_identifiers(node))
         return found
 
+    def splits_heads(self) -> bool:
+        """Whether the function being read splits a tensor into heads (a view with a head count)."""
+        function = self.functions[-1] if self.functions else None
+        if function is None:
+            return False
+        key = -id(function)
+        if key not in self.scaled_functions:
+            self.scaled_functions[key] = any(
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in ("view", "reshape", "unflatten")
+                and any(_counts_heads(size) for size in _size_nodes(self.args(node)))
+                for node in ast.walk(function)
+            )
+        return self.scaled_functions[key]
+
+    def per_head(self, width: str) -> bool:
+        """Whether the code multiplies ``width`` by a head count: then it is the head size.
+
+        ``nn.Linear(in_dim, hidden_dim * num_heads)``: ``hidden_dim`` is each head's size.
+        """
+        node: ast.AST = (
+            self.classes[-1] if self.classes else self.functions[-1] if self.functions else None
+        ) or self.source.tree
+        name = width.rsplit(".", 1)[-1]
+        for product in ast.walk(node):
+            if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+                factors = [last_name(factor) for factor in _factors(product)]
+                if name in factors and any(_counts_heads(f) for f in _factors(product)):
+                    return True
+        return False
+
     def names_a_scale(self) -> bool:
         """Whether the function being read names a scale anywhere."""
         function = self.functions[-1] if self.functions else None
@@ -2856,28 +2899,45 @@ class Interpreter:
         orders = {_major(side) for side in (query, key)} - {None}
         scores = Scores(
             origin,
-            scaled=_scaled(query) or key.scaled,
+            # `q = q * dim ** -0.5` of a query the pass does not know is that Scale
+            scaled=_scaled(query) or key.scaled or isinstance(query, Scale),
             ndim=ndim,
             major=next(iter(orders)) if len(orders) == 1 else None,
         )
+        # a scale from the width is wrong where the heads were split (on either side): a
+        # single head's width is its head size
+        parted = any(map(_parted, (query, key))) or self.splits_heads()
         for side in (query, key):
             carried = side.scale if isinstance(side, (_ScaledTensor, _Transposed)) else None
             if carried is not None:
                 scale, at, divide = carried
-                scores = self.scaled(scores, scale, at, divide=divide)
+                scores = self.scaled(scores, scale, at, divide=divide, parted=parted)
         return scores
 
-    def scaled(self, scores: Scores, scale: _Any | None, node: ast.AST, *, divide: bool) -> Scores:
-        """Scores times (or over) a scale; a finding about the scale waits for a softmax."""
+    def scaled(
+        self,
+        scores: Scores,
+        scale: _Any | None,
+        node: ast.AST,
+        *,
+        divide: bool,
+        parted: bool | None = None,
+    ) -> Scores:
+        """Scores times (or over) a scale; a finding about the scale waits for a softmax.
+
+        ``parted``: for a scale the query carried, whether its heads were split after it.
+        """
         before = len(self.hits)
-        self.scale_check(scale, node, divide=divide)
+        self.scale_check(scale, node, divide=divide, parted=parted)
         found = tuple(self.hits[before:])
         del self.hits[before:]
         return dataclasses.replace(
             scores, scaled=True, pending=scores.pending + found, fixable=None
         )
 
-    def scale_check(self, scale: _Any | None, node: ast.AST, *, divide: bool) -> None:
+    def scale_check(
+        self, scale: _Any | None, node: ast.AST, *, divide: bool, parted: bool | None = None
+    ) -> None:
         """A scale of the wrong power, or built from the width in multi-head code."""
         if not isinstance(scale, Scale):
             return
@@ -2889,7 +2949,12 @@ class Interpreter:
                 f"the scale is 1/√(head size); this {how} the wrong power of it",
                 [("√d" if scale.inverted else "1/√d", scale.origin)],
             )
-        elif scale.width is not None and self.multi_head():
+        elif (
+            scale.width is not None
+            and parted is not False
+            and self.multi_head()
+            and not self.per_head(scale.width)
+        ):
             # reported where the scale is computed, which is what needs changing
             self.hit(
                 "AM502",
@@ -4210,6 +4275,22 @@ def _call_sites(tree: ast.Module) -> _Sites:
     return _Sites(functions, calls)
 
 
+def _parted(side: object) -> bool:
+    """Whether a query or key shows its heads split off (a view with a head count)."""
+    return isinstance(side, (_Tensor, _Transposed)) and (side.axes is not None or bool(side.major))
+
+
+def _size_nodes(args: Sequence[Arg]) -> list[ast.AST]:
+    """The sizes a view names: its arguments, and the elements of a tuple or list among them."""
+    found: list[ast.AST] = []
+    for arg in args:
+        if isinstance(arg.value, (ast.Tuple, ast.List)):
+            found.extend(arg.value.elts)
+        else:
+            found.append(arg.value)
+    return found
+
+
 def _row_guard(condition: str) -> bool:
     """A condition that finds the NaN rows: ``w.isnan()``, or the mask's rows with no key."""
     return "isnan" in condition or ".any(" in condition or ".all(" in condition
@@ -4225,6 +4306,13 @@ def _says_what_it_is(value: object) -> bool:
 def _self_attribute(node: ast.Attribute) -> bool:
     """``self.name``."""
     return isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+SHAPE_MOVES = (
+    *("view", "reshape", "unflatten", "contiguous", "to", "type_as"),
+    *("transpose", "permute", "swapaxes", "t"),
+)
+"""Methods that move a tensor's axes or keep them: a scaled query stays scaled through them."""
 
 
 BY_NAME = ("AM103", "AM104", "AM105", "AM702")
