@@ -141,3 +141,19 @@ def test_a_heads_axis_added_to_the_pairwise_mask(heads: str) -> None:
         f"    s = s.masked_fill(~{heads}, float('-inf'))\n" + _READ
     )
     assert findings(body) == [(6, "AM602")]
+
+
+@pytest.mark.parametrize(
+    ("fill", "expected"),
+    [
+        ("float('-inf')", ["AM602"]),  # a padded query's row is all -inf: NaN
+        ("torch.finfo(s.dtype).min", []),  # uniform over its keys, finite
+        ("-1e9", []),
+    ],
+)
+def test_padding_masks_of_both_axes_joined(fill: str, expected: list[str]) -> None:
+    """Two padding masks whose rows the code shows, one on each axis (cross-attention)."""
+    body = "def attend(q, k, v, q_ids, k_ids, pad):\n"
+    body += "    pair = (q_ids != pad)[:, :, None] & (k_ids != pad)[:, None, :]\n" + _SCORES
+    body += f"    s = s.masked_fill(~pair[:, None], {fill})\n" + _READ
+    assert [finding.code for finding in check_source(_HEAD + body, "case.py")] == expected

@@ -3056,6 +3056,7 @@ class Interpreter:
                     args[0],
                     "masked_fill(mask, -inf) masks where True",
                     layout=isinstance(target, (Scores, Mask)) or bool(built),
+                    finite=not math.isinf(fill.value),
                 )
             if not isinstance(target, Scores):
                 row = self.row_left_empty(mask, fill, where=True)
@@ -4005,7 +4006,13 @@ class Interpreter:
         self.layout_check(mask, node, api)
 
     def penalty_sink(
-        self, mask: Mask, node: ast.AST | Arg, reads: str, *, layout: bool = True
+        self,
+        mask: Mask,
+        node: ast.AST | Arg,
+        reads: str,
+        *,
+        layout: bool = True,
+        finite: bool = False,
     ) -> None:
         """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``).
 
@@ -4021,7 +4028,7 @@ class Interpreter:
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM104")
         if layout:
-            self.layout_check(mask, node, reads)
+            self.layout_check(mask, node, reads, finite=finite)
 
     def polarity_forbidden(self, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str) -> None:
         """A mask read as True = masked out: its polarity and triangle."""
@@ -4060,8 +4067,14 @@ class Interpreter:
                 [self.fact(mask)],
             )
 
-    def layout_check(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
-        """A padding mask whose key axis is not last, or padding on both axes."""
+    def layout_check(
+        self, mask: Mask, node: ast.AST | Arg, api: str, *, finite: bool = False
+    ) -> None:
+        """A padding mask whose key axis is not last, or padding on both axes.
+
+        ``finite``: the mask fills with a finite penalty (``finfo.min``), so a padded query's
+        row is uniform, not NaN: padding on both axes is then no finding.
+        """
         if mask.key_padding and not mask.key_last and (not mask.by_name or mask.rank_shown):
             sink = node.value if isinstance(node, Arg) else node
             facts = [self.fact(mask)]
@@ -4085,7 +4098,7 @@ class Interpreter:
                 "queries' rows have no allowed key",
                 facts,
             )
-        elif mask.query_and_key is not None:
+        elif mask.query_and_key is not None and not finite:
             self.hit(
                 "AM602",
                 node,
