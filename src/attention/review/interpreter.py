@@ -3474,7 +3474,8 @@ class Interpreter:
         column = _a_column(right_node)
         name = (last_name(_column_base(right_node)) or "").lower()
         meaning: Meaning | None = None
-        if "len" in name and meaning_named(name) is None and "mask" not in name and not left.offset:
+        counts_keys = "len" in name and meaning_named(name) is None
+        if counts_keys and not re.search("pad|mask", name) and not left.offset:
             meaning = {ast.Lt: "allowed", ast.GtE: "forbidden"}.get(operator)  # type: ignore[assignment]
         if column:
             return Mask("mask", origin, "bool", meaning=meaning, key_padding=True, ndim=2)

@@ -381,21 +381,23 @@ def mask_from_name(name: str, node: ast.AST) -> Mask | None:
 
 _NEGATED = r"(?:dis|in|un|not_?|non_?|no_?)"
 _ALLOWED_WORDS = r"keep|allow|visib|valid"
-_FORBIDDEN_WORDS = r"remove|ignore|exclude|drop|forbid|skip|pad|masked"
+# not "pad": `key_padding_mask = attention_mask` is the very mistake the name reveals
+_FORBIDDEN_WORDS = r"remove|ignore|exclude|drop|forbid|skip|masked_out"
 
 
 def meaning_named(name: str) -> Meaning | None:
     """The meaning a name states for the mask it holds, if it states one.
 
     A word negated says the other meaning: ``invalid``, ``disallowed`` and ``not_visible``
-    say forbidden, ``non_pad`` and ``unmasked`` allowed.
+    say forbidden.  A padding name says nothing here: a Hugging Face mask assigned to
+    ``key_padding_mask`` is the mistake the checker is there to report.
 
     >>> meaning_named("remove_from_windowed_attention_mask")
     'forbidden'
     >>> meaning_named("valid_keys"), meaning_named("invalid_keys"), meaning_named("mask")
     ('allowed', 'forbidden', None)
-    >>> meaning_named("disallowed"), meaning_named("non_pad"), meaning_named("block_mask")
-    ('forbidden', 'allowed', None)
+    >>> meaning_named("disallowed"), meaning_named("key_padding_mask"), meaning_named("block")
+    ('forbidden', None, None)
     """
     word = _words(name)
     negated = rf"{_NEGATED}(?:({_ALLOWED_WORDS})|({_FORBIDDEN_WORDS}))"
