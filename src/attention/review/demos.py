@@ -637,14 +637,14 @@ tensor([[0., 1.],
         """\
 >>> import torch
 >>> B, H = 2, 2
->>> padding = torch.tensor([[False, False], [False, True]])  # item 1's key 1 is padding
->>> mask = padding[:, None, :].expand(-1, 2, -1)           # [B, L, S], True = masked out
->>> tiled = mask.repeat(H, 1, 1)                            # row h·B + b
->>> scores = torch.zeros(B * H, 2, 2)                       # rows b·H + h (split, transposed, merged)
+>>> padding = torch.tensor([[False, False], [False, True]])  # item 1's key 1: padding
+>>> mask = padding[:, None, :].expand(-1, 2, -1)  # [B, L, S], True = masked out
+>>> tiled = mask.repeat(H, 1, 1)                   # row h·B + b
+>>> scores = torch.zeros(B * H, 2, 2)              # row b·H + h (split, merged)
 >>> weights = torch.softmax(scores.masked_fill(tiled, float("-inf")), dim=-1)
->>> weights[1 * H + 0, 0]                                   # item 1, head 0 attends to its padding
+>>> weights[1 * H + 0, 0]                          # item 1, head 0: half on its padding
 tensor([0.5000, 0.5000])
->>> weights[0 * H + 1, 0]                                   # item 0, head 1 loses a real key
+>>> weights[0 * H + 1, 0]                          # item 0, head 1: a real key lost
 tensor([1., 0.])
 """,
         """\
@@ -652,7 +652,7 @@ tensor([1., 0.])
 >>> B, H = 2, 2
 >>> padding = torch.tensor([[False, False], [False, True]])
 >>> mask = padding[:, None, :].expand(-1, 2, -1)
->>> tiled = mask.repeat_interleave(H, dim=0)                # row b·H + h, as the scores
+>>> tiled = mask.repeat_interleave(H, dim=0)       # row b·H + h, as the scores
 >>> scores = torch.zeros(B * H, 2, 2)
 >>> weights = torch.softmax(scores.masked_fill(tiled, float("-inf")), dim=-1)
 >>> weights[1 * H + 0, 0], weights[0 * H + 1, 0]

@@ -2847,7 +2847,7 @@ class Interpreter:
             tiled.node,
             f"the heads were split off and merged so that row {heads.describe(scores.major)} "
             f"holds batch item b, head h; {how}, so heads get other batch items' masks",
-            [(f"scores whose rows are {heads.describe(scores.major)}", scores.origin)],
+            [(f"masked into scores whose rows are {heads.describe(scores.major)}", scores.origin)],
         )
 
     def heads_view(
