@@ -194,3 +194,63 @@ def test_a_layer_whose_other_members_are_used() -> None:
         "        depth = self.decoder.training\n        return self.decoder(",
     )
     assert layer_codes(used) == []
+
+
+_STACK = """import torch
+from torch import nn
+
+
+class Layer(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(dim, heads, batch_first=True)
+
+    def forward(self, x, attention_mask):
+        return self.attn(x, x, x, key_padding_mask=attention_mask)[0]
+
+
+class Model(nn.Module):
+    def __init__(self, dim, heads, depth, pad_id):
+        super().__init__()
+        self.pad_id = pad_id
+        self.layers = nn.ModuleList([Layer(dim, heads) for _ in range(depth)])
+
+    def forward(self, x, ids):
+        pad = ids == self.pad_id
+{loop}        return x
+"""
+
+
+@pytest.mark.parametrize(
+    ("loop", "expected"),
+    [
+        ("        for layer in self.layers:\n            x = layer(x, pad)\n", []),
+        ("        x = self.layers[0](x, pad)\n", []),
+        # the layers read with a mask the code shows True = padding: right for MHA
+        ("        for layer in self.layers:\n            x = layer(x, ~pad)\n", [("AM102", 23)]),
+        # handed on: where else it is called is not seen
+        (
+            "        for layer in self.layers:\n"
+            "            x = torch.utils.checkpoint.checkpoint(layer, x, pad)\n",
+            [("AM103", 11)],
+        ),
+        (
+            "        for i, layer in enumerate(self.layers):\n            x = layer(x, pad)\n",
+            [("AM103", 11)],
+        ),
+        # one call read, another place the pass does not follow: the name stands
+        (
+            "        for layer in self.layers:\n            x = layer(x, pad)\n"
+            "            x = torch.utils.checkpoint.checkpoint(layer, x, ids)\n",
+            [("AM103", 11)],
+        ),
+        (
+            "        for layer in self.layers:\n            x = layer(x, pad)\n"
+            "        for i, layer in enumerate(self.layers):\n            x = layer(x, ids)\n",
+            [("AM103", 11)],
+        ),
+    ],
+)
+def test_layers_in_a_module_list(loop: str, expected: list[tuple[str, int]]) -> None:
+    source = _STACK.format(loop=loop)
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -219,11 +219,12 @@ class _Layers:
     """``nn.ModuleList(nn.MultiheadAttention(...) for _ in range(n))``: modules of one kind.
 
     Iterating over it (``for attn in self.layers``) or indexing it (``self.layers[i]``) gives that
-    module, so its calls are checked as the module's own.
+    module, so its calls are checked as the module's own; a class of this module
+    (``nn.ModuleList([Layer(d) for _ in range(n)])``) is read with what its calls pass.
     """
 
     origin: Origin
-    module: Module
+    module: Module | _Instance
 
 
 @dataclass(frozen=True)
@@ -2408,6 +2409,10 @@ class Interpreter:
             return None
         modules = [self.ev(element) for element in elements]
         first = modules[0]
+        if isinstance(first, _Instance):
+            # layers of a class of this module: all of that class
+            same = all(isinstance(o, _Instance) and o.cls is first.cls for o in modules[1:])
+            return _Layers(origin, first) if same else None
         if not isinstance(first, Module) or first.kind not in MODULE_MASKS:
             return None
         if any(
@@ -4258,8 +4263,11 @@ def _call_sites(tree: ast.Module) -> _Sites:
                 continue
             parent = parents.get(id(node))
             called = isinstance(parent, ast.Call) and parent.func is node
-            # `self.decoder.layers`, `self.decoder.forward(...)`: a use of the instance
-            member = isinstance(parent, ast.Attribute)
+            # `self.decoder.layers`, `self.decoder.forward(...)`: a use of the instance;
+            # `for layer in self.layers`, `self.layers[i](...)`: its layers, followed below
+            member = isinstance(parent, (ast.Attribute, ast.Subscript)) or (
+                isinstance(parent, ast.For) and parent.iter is node
+            )
             if not called and not member:
                 escaped.add(name)  # checkpoint(self.block, x), partial(helper), f = helper
         if (
@@ -4270,6 +4278,33 @@ def _call_sites(tree: ast.Module) -> _Sites:
             and isinstance(node.value, ast.Call)
         ):
             held[id(node.value)] = node.targets[0].attr
+            listed = node.value.args[0] if node.value.args else None
+            if isinstance(listed, (ast.ListComp, ast.GeneratorExp)):
+                held[id(listed.elt)] = f"{node.targets[0].attr}[]"
+            elif isinstance(listed, (ast.List, ast.Tuple)):
+                for element in listed.elts:
+                    held[id(element)] = f"{node.targets[0].attr}[]"
+        if (
+            isinstance(node, ast.For)
+            and isinstance(node.iter, ast.Attribute)
+            and _self_attribute(node.iter)
+            and isinstance(node.target, ast.Name)
+        ):
+            layer = node.target.id
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name) and inner.id == layer and inner is not node.target:
+                    above = parents.get(id(inner))
+                    if isinstance(above, ast.Call) and above.func is inner:
+                        by_name.setdefault(f"{node.iter.attr}[]", []).append(above)
+                    else:
+                        escaped.add(f"{node.iter.attr}[]")  # the layer handed on
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Subscript)
+            and isinstance(node.func.value, ast.Attribute)
+            and _self_attribute(node.func.value)
+        ):
+            by_name.setdefault(f"{node.func.value.attr}[]", []).append(node)  # self.layers[i](x)
     calls: dict[int, set[int]] = {}
     for key, function in functions.items():
         cls = owner.get(key)
@@ -4282,9 +4317,10 @@ def _call_sites(tree: ast.Module) -> _Sites:
         }
         if function.name == "forward" and cls is not None:
             instances = made.get(cls.name, [])
-            if len(instances) != 1 or instances[0] not in held or held[instances[0]] in escaped:
+            attribute = held.get(instances[0], "") if len(instances) == 1 else ""
+            if not attribute or {attribute, attribute.removesuffix("[]")} & escaped:
                 continue
-            found |= {id(call) for call in by_name.get(held[instances[0]], [])}
+            found |= {id(call) for call in by_name.get(attribute, [])}
         calls[key] = found
     return _Sites(functions, calls)
 
