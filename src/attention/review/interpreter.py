@@ -397,6 +397,7 @@ class Interpreter:
         self.methods: list[dict[str, _Function]] = [{}]
         self.own_hits: dict[int, set[tuple[str, int]]] = {}
         self.readings: dict[int, dict[int, list[set[tuple[str, int]]]]] = {}
+        self.head_splits: dict[int, bool] = {}
         self.hits: list[Hit] = []
         self.pending: dict[int, Hit] = {}
         self.functions: list[_Function] = []
@@ -2801,16 +2802,16 @@ class Interpreter:
         function = self.functions[-1] if self.functions else None
         if function is None:
             return False
-        key = -id(function)
-        if key not in self.scaled_functions:
-            self.scaled_functions[key] = any(
+        key = id(function)
+        if key not in self.head_splits:
+            self.head_splits[key] = any(
                 isinstance(node, ast.Call)
                 and isinstance(node.func, ast.Attribute)
                 and node.func.attr in ("view", "reshape", "unflatten")
                 and any(_counts_heads(size) for size in _size_nodes(self.args(node)))
                 for node in ast.walk(function)
             )
-        return self.scaled_functions[key]
+        return self.head_splits[key]
 
     def per_head(self, width: str) -> bool:
         """Whether the code multiplies ``width`` by a head count: then it is the head size.
@@ -3903,23 +3904,13 @@ class Interpreter:
         if not (isinstance(left, ast.Name) and isinstance(right, ast.Name)):
             return
         q, kv = params[2], params[3]
-        order = {
-            ast.GtE: Triangle(True, 0),
-            ast.Gt: Triangle(True, -1),
-            ast.LtE: Triangle(False, 0),
-            ast.Lt: Triangle(False, 1),
-        }
-        found = order.get(type(body.ops[0]))
-        if found is None:
-            return
+        operator = type(body.ops[0])
         if (left.id, right.id) == (kv, q):
-            found = {
-                Triangle(True, 0): Triangle(False, 0),
-                Triangle(True, -1): Triangle(False, 1),
-                Triangle(False, 0): Triangle(True, 0),
-                Triangle(False, 1): Triangle(True, -1),
-            }[found]
+            operator = _MIRRORED.get(operator, operator)  # kv <= q is q >= kv
         elif (left.id, right.id) != (q, kv):
+            return
+        found = _TRIANGLES.get(operator)
+        if found is None:
             return
         mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
         self.allowed_sink(mask, body, "flex_attention's mask_mod (True = may attend)")
@@ -4883,15 +4874,6 @@ def _positions_subscript(
     if not positions.flat:
         return None
     origin = Origin(node, "")
-
-    def full(element: ast.expr) -> bool:
-        return (
-            isinstance(element, ast.Slice)
-            and element.lower is None
-            and element.upper is None
-            and element.step is None
-        )
-
     if len(elements) == 1 and isinstance(elements[0], ast.Slice) and elements[0].step is None:
         start = elements[0].lower
         shift = 0 if start is None else int_literal(start)
@@ -4899,13 +4881,13 @@ def _positions_subscript(
         return dataclasses.replace(positions, origin=origin, offset=offset)
     if len(elements) == 1 and is_none(elements[0]):
         return _Positions(origin, "cols", positions.offset)
-    if len(elements) == 2 and is_none(elements[0]) and full(elements[1]):
+    if len(elements) == 2 and is_none(elements[0]) and _whole(elements[1]):
         return _Positions(origin, "cols", positions.offset)
     if (
         len(elements) == 2
         and is_none(elements[1])
         and (
-            full(elements[0])
+            _whole(elements[0])
             or (isinstance(elements[0], ast.Constant) and elements[0].value is Ellipsis)
         )
     ):
@@ -4956,13 +4938,7 @@ def _a_column(node: ast.AST) -> bool:
     """
     if isinstance(node, ast.Subscript):
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return (
-            len(elements) == 2
-            and is_none(elements[1])
-            and isinstance(elements[0], ast.Slice)
-            and elements[0].lower is None
-            and elements[0].upper is None
-        )
+        return len(elements) == 2 and is_none(elements[1]) and _whole(elements[0])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         sizes = [int_literal(arg) for arg in node.args]
         if node.keywords:
