@@ -718,7 +718,7 @@ RULES: tuple[Rule, ...] = (
         "error",
         (),
         "Scores of a [B·H, L, S] layout are masked with a [B, L, S] mask tiled for the heads in "
-        "the other order: heads split with `view(B, L, H, d).transpose(1, 2)` and merged give "
+        "the other order: heads split with `view(B, L, H, d)` then `transpose(1, 2)` and merged give "
         "row b·H + h, which `repeat_interleave(H, dim=0)` matches and `repeat(H, 1, 1)` (row "
         "h·B + b) does not; heads split with `permute(2, 0, 1, 3)` the reverse.  Heads then get "
         "other batch items' masks.",
