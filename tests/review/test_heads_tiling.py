@@ -93,3 +93,53 @@ def test_the_merge(merged: str, expected: list) -> None:
 def test_a_mask_tiled_by_another_count() -> None:
     """repeat(2, 1, 1) of no head count: not tiled for the heads (as AM802 reads it)."""
     assert codes(_BATCH, "repeat_interleave(2, dim=0)") == []
+
+
+_KERAS = """import torch
+
+
+def split(x, n_head):
+    s = x.shape
+    x = x.reshape(s[0], s[1], n_head, s[2] // n_head).{move}
+    return x.reshape(-1, s[1], s[2] // n_head)
+
+
+def attend(q, k, {mask_name}, n_head):
+    {heads}
+    tiled = {mask_name}.repeat_interleave(n_head, dim=0)
+    scores = torch.bmm(qs, ks.transpose(1, 2)) / qs.size(-1) ** 0.5
+    scores = scores + (1 - tiled) * -1e4
+    return scores.softmax(dim=-1)
+"""
+
+_BY_NAME = "qs, ks = split(q, n_head), split(k, n_head)"
+
+
+def keras(heads: str = _BY_NAME, move: str = _HEAD, mask_name: str = "mask") -> list:
+    source = _KERAS.format(heads=heads, move=move, mask_name=mask_name)
+    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    "heads",
+    [
+        _BY_NAME,
+        "qs, ks = (split(t, n_head) for t in (q, k))",
+        "qs, ks = [split(t, n_head) for t in [q, k]]",
+        "qs, ks = map(lambda t: split(t, n_head), (q, k))",
+    ],
+)
+def test_heads_split_by_a_helper_for_each_of_q_and_k(heads: str) -> None:
+    """A mask parameter known by nothing but its name, a split written with ``s = x.shape``
+    (lsdefine/attention-is-all-you-need-keras#36's shape), reached one by one or mapped."""
+    assert keras(heads) == [("AM804", 12)]
+    assert keras(heads, move=_BATCH) == []  # repeat_interleave is right for a batch-major split
+
+
+def test_a_tensor_not_named_for_a_mask_is_not_read_as_one() -> None:
+    """``bias.repeat_interleave(H, dim=0)``: nothing says it is a mask; the pass says nothing."""
+    assert keras(mask_name="bias") == []
+
+
+def test_a_comprehension_with_a_condition_is_not_read() -> None:
+    assert keras("qs, ks = [split(t, n_head) for t in (q, k) if t is not None]") == []

@@ -594,3 +594,31 @@ def test_a_helper_imported_from_the_tree_is_followed(tmp_path) -> None:
     assert [(f.line, f.code) for f in found] == [(12, "AM101")]
     assert "returned by `padding` (masks.py:4)" in found[0].inferred[0]
     assert check_source(text, str(caller)) == []  # without the tree, nothing to follow
+
+
+MAPPED = """
+def padding(ids):
+    return (ids == PAD)[:, None, None, :]  # True = padding
+
+
+def f(q, k, v, ids_q, ids_k):
+    {bind}
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=key_side)
+"""
+
+
+@pytest.mark.parametrize(
+    "bind",
+    [
+        "query_side, key_side = map(padding, (ids_q, ids_k))",
+        "query_side, key_side = map(lambda ids: padding(ids), (ids_q, ids_k))",
+        "query_side, key_side = (padding(ids) for ids in (ids_q, ids_k))",
+        "query_side, key_side = [padding(ids) for ids in [ids_q, ids_k]]",
+    ],
+)
+def test_a_helper_mapped_over_a_tuple_gives_each_name_its_value(bind: str) -> None:
+    """``map`` and one-``for`` comprehensions over a tuple written out: one value per name."""
+    source = HEAD + "PAD = 0\n" + MAPPED.format(bind=bind)
+    assert [f.code for f in check_source(source)] == ["AM101"]
+    unpacked = "query_side, key_side = padding(ids_q), padding(ids_k)"
+    assert [f.code for f in check_source(source.replace(bind, unpacked))] == ["AM101"]

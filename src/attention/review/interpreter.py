@@ -1124,8 +1124,64 @@ class Interpreter:
         if isinstance(node, ast.Lambda):
             self.ev(node.body)
             return None
+        if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+            each = self.each(node)
+            if each is not None:
+                return each
         self.scan(node)
         return None
+
+    def each(self, node: ast.GeneratorExp | ast.ListComp) -> _Tuple | None:
+        """``(split(t) for t in (q, k, v))``: one value per element of a tuple written out.
+
+        One ``for`` over a tuple or list of as many elements as written (or a value of known
+        parts, ``x.unbind(0)``), no ``if``: the element read once for each, with the name bound.
+        """
+        if len(node.generators) != 1:
+            return None
+        loop = node.generators[0]
+        if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+            return None
+        return self.mapped(loop.target.id, node.elt, loop.iter, Origin(node, ""))
+
+    def map_call(self, function: ast.expr, iterated: ast.expr, origin: Origin) -> _Tuple | None:
+        """``map(lambda t: split(t), (q, k, v))`` or ``map(split, (q, k, v))``: as ``each``."""
+        if isinstance(function, ast.Lambda):
+            parameters = function.args
+            if len(parameters.args) != 1 or parameters.vararg or parameters.kwonlyargs:
+                return None
+            return self.mapped(parameters.args[0].arg, function.body, iterated, origin)
+        if isinstance(function, ast.Name) and isinstance(iterated, (ast.Tuple, ast.List)):
+            name = "__mapped"  # not a name Python code can write over
+            call = ast.Call(function, [ast.Name(name, ast.Load())], [])
+            for element in (call, *call.args):
+                ast.copy_location(element, function)
+            return self.mapped(name, call, iterated, origin)
+        return None
+
+    def mapped(
+        self, name: str, body: ast.expr, iterated: ast.expr, origin: Origin
+    ) -> _Tuple | None:
+        """``body`` read once per element of ``iterated``, ``name`` bound to that element."""
+        if isinstance(iterated, (ast.Tuple, ast.List)):
+            if any(isinstance(element, ast.Starred) for element in iterated.elts):
+                return None
+            items: list[object] = [self.ev(element) for element in iterated.elts]
+        else:
+            parts = self.ev(iterated)
+            if not isinstance(parts, _Tuple):
+                return None
+            items = list(parts.values)
+        if not items or len(items) > 16:
+            return None
+        values: list[object] = []
+        for item in items:
+            self.scopes.append({name: UNKNOWN if item is None else item})  # type: ignore[dict-item]
+            try:
+                values.append(self.ev(body))
+            finally:
+                self.scopes.pop()
+        return _Tuple(origin, tuple(values))
 
     def if_expression(self, node: ast.IfExp) -> _Any | None:
         """``a if test else b``: each side read with what the test says, their values joined."""
@@ -1847,6 +1903,14 @@ class Interpreter:
                 return value if read else self.summary(helper)
         if isinstance(receiver, _Instance) and method is not None:
             return self.instance_call(receiver, method, node, values)
+        if (
+            isinstance(func, ast.Name)
+            and func.id == "map"
+            and self.lookup("map") is None
+            and len(args) == 2
+            and not any(arg.keyword or arg.star for arg in args)
+        ):
+            return self.map_call(args[0].value, args[1].value, origin)
         if method == "unbind" and isinstance(receiver, _Tensor) and receiver.sizes:
             axis = int_literal(args[0].value) if args else 0
             count = receiver.sizes[0].value if axis == 0 else None
@@ -2044,6 +2108,9 @@ class Interpreter:
             return dataclasses.replace(receiver, ndim=ndim)
         if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
             return receiver
+        if method in ("repeat_interleave", "repeat") and receiver is None:
+            # a mask the pass knows nothing of, tiled for the heads: its order still shows
+            receiver = self.unknown_mask(func)
         if method == "repeat_interleave" and isinstance(receiver, Mask) and args:
             along, _ = self.argument(node, values, 1, "dim")
             if along is not None and int_literal(along.value) == 0 and _counts_heads(args[0].value):
@@ -2876,7 +2943,7 @@ class Interpreter:
             and _counts_heads(sizes[2])
             and not _counts_heads(sizes[0])
             and int_literal(sizes[0]) != -1
-            and (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]))
+            and (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]) or _second(sizes[1]))
         ):
             return _Tensor(
                 origin,
@@ -2891,7 +2958,7 @@ class Interpreter:
         merged = sorted(self.code(factor) for factor in _factors(sizes[0]))
         if int_literal(sizes[0]) != -1 and merged != sorted(receiver.split):
             return None
-        if not (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1])):
+        if not (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]) or _second(sizes[1])):
             return None
         order = heads.major(receiver.axes)
         if order is None:
@@ -3762,6 +3829,19 @@ class Interpreter:
             return _retype(mask, "int", Origin(node, ""))
         return mask
 
+    def unknown_mask(self, func: ast.AST) -> Mask | None:
+        """``mask`` of ``mask.repeat_interleave(H, dim=0)`` where nothing is known of it.
+
+        A name with "mask" in it, not reassigned from what the pass cannot read: a mask of
+        unknown dtype and meaning, whose tiling for the heads alone is then checked.
+        """
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return None
+        name = func.value.id
+        if "mask" not in name.lower() or self.lookup(name) is UNKNOWN:
+            return None
+        return Mask("mask", Origin(func.value, f"`{name}`, a mask by its name"))
+
     def repeat(self, mask: Mask, node: ast.Call) -> Mask:
         """``mask.repeat(H, 1, 1)`` of a 3-D mask: tiled head-major."""
         literals = [int_literal(arg.value) for arg in self.args(node)]
@@ -4520,6 +4600,22 @@ def _counts_heads(node: ast.AST) -> bool:
         (name := last_name(factor)) is not None
         and HEAD_COUNT.fullmatch(name.lstrip("_")) is not None
         for factor in _factors(node)
+    )
+
+
+def _second(node: ast.AST) -> bool:
+    """A tensor's own second size, ``s[1]`` of ``s = x.shape``, ``x.shape[1]``, ``x.size(1)``.
+
+    Kept second in a split into heads and again in the merge, it is the length: a batch axis
+    there would attend across batch items.
+    """
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [1]
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, (ast.Name, ast.Attribute))
+        and (isinstance(node.value, ast.Name) or node.value.attr == "shape")
+        and int_literal(node.slice) == 1
     )
 
 
