@@ -622,3 +622,21 @@ def test_a_helper_mapped_over_a_tuple_gives_each_name_its_value(bind: str) -> No
     assert [f.code for f in check_source(source)] == ["AM101"]
     unpacked = "query_side, key_side = padding(ids_q), padding(ids_k)"
     assert [f.code for f in check_source(source.replace(bind, unpacked))] == ["AM101"]
+
+
+RETURNED_PAIR = """
+def embed(ids, pad):
+    return ids.float(), ids {op} pad
+
+
+def f(q, k, v, ids, pad):
+    emb, {name} = embed(ids, pad)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask={name}[:, None, None, :])
+"""
+
+
+def test_a_helper_returning_a_pair_gives_each_unpacked_name_its_part() -> None:
+    """``return embeds, ids == pad``: the caller's second name is the padding mask."""
+    found = check_source(HEAD + RETURNED_PAIR.format(op="==", name="mask"))
+    assert [(f.line, f.code) for f in found] == [(15, "AM101")]
+    assert check_source(HEAD + RETURNED_PAIR.format(op="!=", name="mask")) == []

@@ -1124,6 +1124,14 @@ class Interpreter:
         if isinstance(node, ast.Lambda):
             self.ev(node.body)
             return None
+        if isinstance(node, ast.Tuple) and not any(
+            isinstance(element, ast.Starred) for element in node.elts
+        ):
+            # `return embeds, mask`: a caller unpacking it gets each part
+            parts = [self.ev(element) for element in node.elts]
+            if any(part is not None for part in parts):
+                return _Tuple(Origin(node, ""), tuple(parts))
+            return None
         if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
             each = self.each(node)
             if each is not None:
