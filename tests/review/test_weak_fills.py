@@ -148,3 +148,58 @@ def test_weights_masked_again_and_renormalised(weak: str, again: str) -> None:
         + "    w = w / (w.sum(dim=-1, keepdim=True) + 1e-13)\n    return w @ v\n"
     )
     assert findings(body) == []
+
+
+_PRODUCT = """import torch
+
+
+def attend(scores, mask):
+    # mask: 1 = real token, 0 = padding
+    paddings = {fill}
+    scores = torch.where({condition}, {branches})
+    return torch.softmax(scores, dim=-1)
+"""
+
+
+def product(fill: str, condition: str, branches: str = "paddings, scores") -> list:
+    source = _PRODUCT.format(fill=fill, condition=condition, branches=branches)
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    ("condition", "branches"),
+    [
+        ("mask == 0", "paddings, scores"),
+        ("torch.eq(mask, 0)", "paddings, scores"),
+        ("mask.eq(0)", "paddings, scores"),
+        ("~mask.bool()", "paddings, scores"),
+        ("mask != 0", "scores, paddings"),
+        ("mask.bool()", "scores, paddings"),
+    ],
+)
+def test_a_penalty_times_the_mask_is_zero_where_it_is_put(condition: str, branches: str) -> None:
+    """``paddings = mask * -1e8`` is 0 exactly where ``mask == 0`` picks it (the finding is
+    on the product, where the fix goes: 30stomercury/Interaction-Aware-Attention-Network#1)."""
+    assert product("mask * (-2**32 + 1)", condition, branches) == [(6, "AM203")]
+    assert product("mask.float() * torch.finfo(scores.dtype).min", condition, branches) == [
+        (6, "AM203")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("fill", "condition", "branches"),
+    [
+        ("torch.ones_like(mask) * (-2**32 + 1)", "mask == 0", "paddings, scores"),
+        ("(1 - mask) * -1e9", "mask == 0", "paddings, scores"),
+        ("mask * -1e9", "mask != 0", "paddings, scores"),  # put where mask is not 0
+        ("mask * -1e9", "mask == 1", "paddings, scores"),
+        ("mask * 0.5", "mask == 0", "paddings, scores"),  # no penalty meant
+    ],
+)
+def test_no_zero_product_fill(fill: str, condition: str, branches: str) -> None:
+    assert product(fill, condition, branches) == []
+
+
+def test_a_zero_product_fill_no_softmax_reads() -> None:
+    source = "import torch\n\n\ndef pick(x, m):\n    return torch.where(m == 0, m * -1e9, x)\n"
+    assert check_source(source, "case.py") == []

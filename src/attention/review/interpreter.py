@@ -3198,6 +3198,9 @@ class Interpreter:
                 guarded = self.nan_guard(branch)  # torch.where(w.isnan(), 0.0, w)
                 if guarded is not None:
                     return guarded
+        zeroed = self.zero_fill(node, args)
+        if zeroed is not None:
+            return zeroed
         result = self.where_value(node, values)
         held = [b.holds if isinstance(b, _Tensor) and b.holds is not None else b for b in branches]
         for at, where_true in ((1, False), (0, True)):
@@ -3214,6 +3217,70 @@ class Interpreter:
                     made = result
                 return made.but(empty_row=row, row_value=penalty.value)
         return result
+
+    def zero_fill(self, node: ast.Call, args: list[Arg]) -> Scores | None:
+        """AM203: ``torch.where(m == 0, m * -1e8, s)``: the penalty is 0 wherever it is put.
+
+        The fill is ``m`` times a penalty (written in the call or assigned once above it in
+        the function), and the condition picks it exactly where ``m`` is 0 (``m == 0``,
+        ``~m``, ``m.logical_not()``, or ``m`` itself picking the other branch), so every
+        masked score becomes 0.  The finding waits for a softmax, as a weak fill does.
+        """
+        if len(args) != 3 or any(arg.keyword or arg.star for arg in args):
+            return None
+        tested = _zero_test(args[0].value)
+        if tested is None:
+            return None
+        name, branch = tested
+        product = self.assigned_once(args[branch].value, node)
+        if not isinstance(product, ast.BinOp) or not isinstance(product.op, ast.Mult):
+            return None
+        sides = ((product.left, product.right), (product.right, product.left))
+        for factor, constant_node in sides:
+            constant = self.ev(constant_node)
+            if (
+                _bare_name(factor) == name
+                and isinstance(constant, Const)
+                and (constant.value <= PENALTY or constant.finfo)
+            ):
+                break
+        else:
+            return None
+        found = self.hit(
+            "AM203",
+            product,
+            f"`{self.code(product)}` is 0 wherever `{name}` is 0, and torch.where puts it "
+            f"exactly there: the masked scores become 0, not a penalty, and keep a weight",
+            [(f"what torch.where picks where `{name}` is 0", Origin(node, ""))],
+        )
+        self.hits.remove(found)
+        other = self.ev(args[3 - branch].value)
+        scores = other if isinstance(other, Scores) else Scores(Origin(node, ""), scaled=True)
+        return dataclasses.replace(
+            scores, masked=True, pending=(*scores.pending, found), fixable=None
+        )
+
+    def assigned_once(self, node: ast.expr, before: ast.AST) -> ast.expr:
+        """The expression a name was given, where the function assigns it once, above ``before``."""
+        if not isinstance(node, ast.Name) or not self.functions:
+            return node
+        assigned = [
+            statement
+            for statement in ast.walk(self.functions[-1])
+            if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and any(
+                isinstance(target, ast.Name) and target.id == node.id
+                for target in (
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+            )
+        ]
+        if len(assigned) != 1 or not isinstance(assigned[0], ast.Assign):
+            return node
+        statement = assigned[0]
+        if len(statement.targets) != 1 or statement.lineno >= getattr(before, "lineno", 0):
+            return node
+        return statement.value
 
     def where_value(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
         """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype.
@@ -4418,6 +4485,60 @@ def _size_nodes(args: Sequence[Arg]) -> list[ast.AST]:
         else:
             found.append(arg.value)
     return found
+
+
+def _bare_name(node: ast.AST) -> str | None:
+    """``m``, also as ``m.float()`` / ``m.bool()`` / ``m.to(x.dtype)``: the name (same zeros)."""
+    while (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("float", "half", "bool", "to", "type_as", "type")
+    ):
+        node = node.func.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _zero_test(condition: ast.AST) -> tuple[str, int] | None:
+    """``(m, branch)``: the name a condition tests and the torch.where branch picked where m is 0.
+
+    ``m == 0``, ``m.eq(0)``, ``~m``, ``not``-ing calls pick branch 1; ``m != 0``, ``m.ne(0)``,
+    ``m`` itself and ``m.bool()`` pick branch 2 there.
+    """
+    zero = (0, 0.0, False)
+    if isinstance(condition, ast.Compare) and len(condition.ops) == 1:
+        left, right = condition.left, condition.comparators[0]
+        if isinstance(left, ast.Constant) and not isinstance(right, ast.Constant):
+            left, right = right, left
+        name = _bare_name(left)
+        if name is None or not (isinstance(right, ast.Constant) and right.value in zero):
+            return None
+        if isinstance(condition.ops[0], ast.Eq):
+            return name, 1
+        if isinstance(condition.ops[0], ast.NotEq):
+            return name, 2
+        return None
+    if isinstance(condition, ast.UnaryOp) and isinstance(condition.op, (ast.Invert, ast.Not)):
+        name = _bare_name(condition.operand)
+        return (name, 1) if name is not None else None
+    if isinstance(condition, ast.Call) and isinstance(condition.func, ast.Attribute):
+        method, receiver = condition.func.attr, condition.func.value
+        operands = list(condition.args)
+        if isinstance(receiver, ast.Name) and receiver.id == "torch" and operands:
+            receiver = operands.pop(0)  # torch.eq(m, 0), torch.logical_not(m)
+        literal = [a.value for a in operands if isinstance(a, ast.Constant)]
+        if method == "logical_not" and not operands:
+            name = _bare_name(receiver)
+            return (name, 1) if name is not None else None
+        if method in ("eq", "ne") and len(operands) == 1 and literal and literal[0] in zero:
+            name = _bare_name(receiver)
+            return (name, 1 if method == "eq" else 2) if name is not None else None
+        if method == "bool" and not operands:
+            name = _bare_name(receiver)
+            return (name, 2) if name is not None else None
+        return None
+    if isinstance(condition, ast.Name):
+        return condition.id, 2
+    return None
 
 
 def _row_guard(condition: str) -> bool:
