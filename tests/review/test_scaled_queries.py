@@ -187,3 +187,44 @@ def test_heads_split_in_a_helper() -> None:
         "        return t.view(bsz, -1, self.num_heads, self.head_dim).transpose(1, 2)\n"
     )
     assert [finding.code for finding in check_source(source, "case.py")] == ["AM502"]
+
+
+_EINOPS = """import torch
+from torch import nn
+from einops import rearrange
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads=8):
+        super().__init__()
+        self.heads = heads
+        self.scale = dim ** -0.5
+        self.to_q = nn.Linear(dim, dim)
+        self.to_k = nn.Linear(dim, dim)
+
+    def forward(self, x):
+        q = self.to_q(x) * self.scale
+        k = self.to_k(x)
+        q = rearrange(q, "{pattern}"{heads})
+        k = rearrange(k, "{pattern}"{heads})
+        return (q @ k.transpose(-1, -2)).softmax(dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("pattern", "heads", "expected"),
+    [
+        ("b n (h d) -> b h n d", ", h=self.heads", [("AM502", 10)]),
+        ("b n (heads d) -> b heads n d", ", heads=self.heads", [("AM502", 10)]),
+        ("b n (g d) -> b g n d", ", g=self.heads", [("AM502", 10)]),  # a head count given
+        ("b n (h d) -> b n h d", ", h=self.heads", [("AM502", 10)]),
+        ("b n d -> b 1 n d", "", []),  # one head: its width is its head size
+        ("b n (g d) -> b g n d", ", g=2", []),  # an axis not named for the heads
+        ("b n (h d) -> b n (h d)", ", h=self.heads", []),  # merged again
+    ],
+)
+def test_a_scaled_query_split_by_einops(pattern: str, heads: str, expected: list) -> None:
+    """``rearrange(q, 'b n (h d) -> b h n d', h=heads)`` splits the heads off a scaled query
+    (lucidrains/vit-pytorch#65's shape of the scale from the width)."""
+    source = _EINOPS.format(pattern=pattern, heads=heads)
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

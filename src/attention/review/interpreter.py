@@ -2143,6 +2143,14 @@ class Interpreter:
                 polarity: Meaning = "forbidden" if method == "eq" else "allowed"
                 return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
             return None
+        if (
+            last_name(func) == "rearrange"
+            and values
+            and isinstance(values[0], _ScaledTensor)
+            and not args[0].keyword
+        ):
+            # einops' rearrange of a scaled query (its heads split off, or not): still scaled
+            return dataclasses.replace(values[0], origin=origin)
         if isinstance(receiver, _ScaledTensor) and method in (
             "view",
             "reshape",
@@ -2881,9 +2889,14 @@ class Interpreter:
         if key not in self.head_splits:
             self.head_splits[key] = any(
                 isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr in ("view", "reshape", "unflatten")
-                and any(_counts_heads(size) for size in _size_nodes(self.args(node)))
+                and (
+                    (
+                        isinstance(node.func, ast.Attribute)
+                        and node.func.attr in ("view", "reshape", "unflatten")
+                        and any(_counts_heads(size) for size in _size_nodes(self.args(node)))
+                    )
+                    or _einops_split(node)
+                )
                 for node in ast.walk(function)
             )
         return self.head_splits[key]
@@ -4721,6 +4734,33 @@ def _factors(node: ast.AST) -> list[ast.AST]:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
         return [*_factors(node.left), *_factors(node.right)]
     return [node]
+
+
+_EINOPS_HEADS = frozenset(("h", "heads", "nh", "H"))
+"""The axis names einops code gives the heads (``'b n (h d) -> b h n d', h=heads``)."""
+
+
+def _einops_split(node: ast.Call) -> bool:
+    """``rearrange(t, 'b n (h d) -> b h n d', h=heads)``: the heads split off a group.
+
+    An axis given by keyword, named for the heads (or given a head count), inside a group of
+    the input and an axis of its own in the output.
+    """
+    if last_name(node.func) != "rearrange" or len(node.args) < 2:
+        return False
+    pattern = string_literal(node.args[1])
+    if pattern is None or pattern.count("->") != 1:
+        return False
+    before, after = pattern.split("->")
+    grouped = {axis for group in re.findall(r"\(([^()]*)\)", before) for axis in group.split()}
+    alone = set(re.sub(r"\([^()]*\)", " ", after).split())
+    return any(
+        keyword.arg is not None
+        and keyword.arg in grouped
+        and keyword.arg in alone
+        and (keyword.arg in _EINOPS_HEADS or _counts_heads(keyword.value))
+        for keyword in node.keywords
+    )
 
 
 def _counts_heads(node: ast.AST) -> bool:
