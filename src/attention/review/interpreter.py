@@ -2367,7 +2367,7 @@ class Interpreter:
                 self.mask_mod(args[0].value)
             return None
         if isinstance(receiver, Module) and receiver.kind == "embedding":
-            return Embedded(origin)
+            return self.embedded(node)
         return None
 
     def sizes(
@@ -2507,6 +2507,27 @@ class Interpreter:
             return None
         return _Layers(origin, first)
 
+    def embedded(self, node: ast.Call) -> Embedded | None:
+        """An embedding of token ids the code shows batch first: ``[B, T, E]``.
+
+        The ids are a tokenizer's ``input_ids`` (``batch["input_ids"]``, ``enc.input_ids``,
+        always ``[B, T]``), or the function reads their sizes under names that say so
+        (``bsz, seq_len = ids.shape``, ``batch_size = ids.size(0)``, ``T = ids.shape[1]``)
+        and nowhere the other way round (``seq_len = src.size(0)``, the sequence-first layout
+        of PyTorch's word-language model).  Anything else is unknown.
+        """
+        args = self.args(node)
+        if not args or args[0].keyword or args[0].star:
+            return None
+        ids = args[0].value
+        origin = Origin(node, "an nn.Embedding of token ids [B, T]: batch first, [B, T, E]")
+        if _tokenizer_ids(ids):
+            return Embedded(origin)
+        if not isinstance(ids, ast.Name) or not self.functions:
+            return None
+        first = _ids_layout(self.functions[-1], ids.id)
+        return Embedded(origin) if first == {"batch"} else None
+
     def construct(self, kind: str, node: ast.Call, values: list[_Any | None]) -> Module:
         """A constructed ``nn.MultiheadAttention`` / ``nn.Transformer*`` module."""
         batch_first = False
@@ -2520,7 +2541,7 @@ class Interpreter:
     def module_call(self, module: Module, node: ast.Call, values: list[_Any | None]) -> _Any | None:
         """A call of a constructed module: its mask parameters and its input layout."""
         if module.kind == "embedding":
-            return Embedded(Origin(node, "an nn.Embedding of token ids: [B, T, E]"))
+            return self.embedded(node)
         if module.kind in ("softmax", "linear", "conv", "same", "sequential"):
             return self.layer(module, node, values[0] if values else None)
         masks = MODULE_MASKS.get(module.kind, {})
@@ -4770,6 +4791,72 @@ def _counts_heads(node: ast.AST) -> bool:
         and HEAD_COUNT.fullmatch(name.lstrip("_")) is not None
         for factor in _factors(node)
     )
+
+
+def _tokenizer_ids(node: ast.AST) -> bool:
+    """``batch["input_ids"]``, ``encoded.input_ids``: a tokenizer's ids, ``[B, T]``."""
+    if isinstance(node, ast.Subscript):
+        return string_literal(node.slice) == "input_ids"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "input_ids"
+        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
+    )
+
+
+def _ids_layout(function: ast.AST, name: str) -> set[str]:
+    """What a function's reads of ``name``'s sizes say its first axis is: batch or sequence.
+
+    ``b, t = ids.shape`` / ``ids.size()``, ``x = ids.size(0)`` / ``ids.shape[0]``,
+    ``x = ids.size(1)`` / ``ids.shape[1]``, by the names the sizes are given.
+    """
+    said: set[str] = set()
+
+    def axis_named(position: int, target: ast.AST) -> None:
+        label = last_name(target)
+        if label is None:
+            return
+        batch = _BATCH.fullmatch(label) is not None
+        length = _LENGTH.fullmatch(label) is not None or _role(label) is not None
+        if batch == length:
+            return
+        if position == 0:
+            said.add("batch" if batch else "sequence")
+        elif position == 1:
+            said.add("sequence" if batch else "batch")
+
+    def read_of(value: ast.AST) -> int | None:
+        """Which axis of ``name`` a size read picks (-1: the whole shape)."""
+        if isinstance(value, ast.Attribute) and value.attr == "shape":
+            return -1 if last_name(value.value) == name else None
+        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute):
+            shape = value.value
+            if shape.attr == "shape" and last_name(shape.value) == name:
+                return int_literal(value.slice)
+            return None
+        if (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr == "size"
+            and last_name(value.func.value) == name
+        ):
+            if not value.args:
+                return -1
+            return int_literal(value.args[0]) if len(value.args) == 1 else None
+        return None
+
+    for statement in ast.walk(function):
+        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+            continue
+        target, axis = statement.targets[0], read_of(statement.value)
+        if axis is None:
+            continue
+        if axis == -1 and isinstance(target, (ast.Tuple, ast.List)):
+            for position, element in enumerate(target.elts[:2]):
+                axis_named(position, element)
+        elif axis in (0, 1) and isinstance(target, ast.Name):
+            axis_named(axis, target)
+    return said
 
 
 def _second(node: ast.AST) -> bool:

@@ -650,21 +650,22 @@ RULES: tuple[Rule, ...] = (
         "warning",
         ("mha.attn_mask.bool",),
         "nn.MultiheadAttention (or an nn.Transformer layer) built without batch_first=True reads "
-        "[T, B, E] and is given [B, T, E] (an embedding of token ids), or the reverse: no error, "
-        "the batch is attended as the sequence.",
+        "[T, B, E] and is given [B, T, E] (an embedding of a tokenizer's input_ids, or of ids "
+        "whose sizes the code reads batch first), or the reverse: no error, the batch is "
+        "attended as the sequence.",
         "`{subject}` has the batch first, the module reads the sequence first",
         "Build the module with batch_first=True, or transpose the input to [T, B, E].",
         "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
         "    def __init__(self, vocab, dim):\n        super().__init__()\n"
         "        self.embed = nn.Embedding(vocab, dim)\n"
         "        self.attn = nn.MultiheadAttention(dim, 4)\n\n"
-        "    def forward(self, ids):\n        x = self.embed(ids)\n"
+        "    def forward(self, batch):\n        x = self.embed(batch['input_ids'])\n"
         "        out, _ = self.attn(x, x, x)\n        return out\n",
         "from torch import nn\n\n\nclass Encoder(nn.Module):\n"
         "    def __init__(self, vocab, dim):\n        super().__init__()\n"
         "        self.embed = nn.Embedding(vocab, dim)\n"
         "        self.attn = nn.MultiheadAttention(dim, 4, batch_first=True)\n\n"
-        "    def forward(self, ids):\n        x = self.embed(ids)\n"
+        "    def forward(self, batch):\n        x = self.embed(batch['input_ids'])\n"
         "        out, _ = self.attn(x, x, x)\n        return out\n",
     ),
     Rule(
