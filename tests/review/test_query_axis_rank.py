@@ -92,3 +92,43 @@ def test_a_mask_on_values_is_no_attention_mask() -> None:
 def test_not_a_mask_by_its_name() -> None:
     source = _EXPANDED.format(mask="keep[:, None, :, None].expand(-1, heads, -1, n)")
     assert found(source.replace("mask, heads", "keep, heads")) == []
+
+
+_PACKED = (
+    "def attend(x, key_padding_mask, qkv, heads):\n"
+    "    B, S, D = x.shape\n"
+    "    q, k, v = qkv(x).view(B, S, 3, heads, D // heads).{move}\n"
+    "    s = q @ k.transpose(-2, -1) / (D // heads) ** 0.5\n"
+    "    s = s.masked_fill(key_padding_mask[:, None, :, None], float('-inf'))\n"
+    "    return s.softmax(dim=-1) @ v\n"
+)
+
+
+def test_a_rank_shown_by_queries_unpacked_from_a_permuted_projection() -> None:
+    """``q, k, v = qkv.view(B, S, 3, H, d).permute(2, 0, 3, 1, 4)``: each of q, k, v has four
+    axes, so the scores do, and they show the mask's rank."""
+    assert found(_PACKED.format(move="permute(2, 0, 3, 1, 4)")) == [("AM601", 8)]
+    assert found(_PACKED.format(move="permute(2, 0, 3, -1, 4)")) == []  # no rank shown
+    assert found(_PACKED.format(move="unbind(2)")) == []  # not a tensor: nothing known
+
+
+_UNSQUEEZED = (
+    "import torch.nn.functional as F\n\n\n"
+    "def attend(q, k, v, attention_mask):\n"
+    "    keep = attention_mask.bool(){moves}\n"
+    "    return F.scaled_dot_product_attention(q, k, v, attn_mask=keep)\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("moves", "expected"),
+    [
+        (".unsqueeze(1).unsqueeze(-1)", [("AM601", 8)]),  # the keys are no longer last
+        (".unsqueeze(1).unsqueeze(2)", []),  # [B, 1, 1, S] as the name's rank says
+        (".unsqueeze(1).unsqueeze(3)", []),  # last only if the name's rank is right: a guess
+    ],
+)
+def test_unsqueeze_minus_one_moves_the_keys_whatever_the_rank(
+    moves: str, expected: list[tuple[str, int]]
+) -> None:
+    assert found(_UNSQUEEZED.format(moves=moves)) == expected

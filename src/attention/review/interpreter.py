@@ -469,6 +469,16 @@ class Interpreter:
             values: Sequence[object] = [None] * len(target.elts)
             if isinstance(value, _Tuple) and len(value.values) == len(target.elts):
                 values = value.values
+            elif (
+                isinstance(value, (_Tensor, _Transposed))
+                and value.sizes is not None
+                and len(value.sizes) >= 2
+                and value.sizes[0].value in (None, len(target.elts))
+                and not any(isinstance(element, ast.Starred) for element in target.elts)
+            ):
+                # `q, k, v = qkv.permute(2, 0, 3, 1, 4)`: each the tensor's slice along axis 0
+                part = _Tensor(Origin(target, ""), sizes=value.sizes[1:])
+                values = [part] * len(target.elts)
             for element, one in zip(target.elts, values, strict=True):
                 self.bind(element, one)  # type: ignore[arg-type]
         elif isinstance(target, ast.Starred):
@@ -2041,7 +2051,9 @@ class Interpreter:
             ndim = receiver.ndim + 1 if receiver.ndim is not None else None
             moved = receiver.moved_at
             if last and receiver.key_last and receiver.key_padding:
-                moved = origin
+                # unsqueeze(-1) moves the keys off the last axis whatever the rank; a rank that
+                # comes from a name (unsqueeze(2) of a [B, S] `key_padding_mask`) is a guess
+                moved = origin if axis == -1 or not receiver.by_name else moved
             return receiver.but(
                 key_last=receiver.key_last and not last,
                 ndim=ndim,
@@ -2202,6 +2214,14 @@ class Interpreter:
         if method in ("transpose", "permute", "swapaxes", "t"):
             literals = [int_literal(arg.value) for arg in args]
             rank = _swapped_rank(method, literals)
+            named = [axis for axis in literals if axis is not None]
+            if (
+                rank is None
+                and method == "permute"
+                and len(named) == len(literals)
+                and sorted(named) == list(range(len(named)))
+            ):
+                rank = len(named)  # every axis named once: the rank is theirs
             sizes = tuple(_Dim(origin) for _ in range(rank)) if rank is not None else None
             if isinstance(receiver, _ScaledTensor) or (
                 isinstance(receiver, _Transposed) and receiver.scale is not None
@@ -4261,7 +4281,11 @@ class Interpreter:
         ``finite``: the mask fills with a finite penalty (``finfo.min``), so a padded query's
         row is uniform, not NaN: padding on both axes is then no finding.
         """
-        if mask.key_padding and not mask.key_last and (not mask.by_name or mask.rank_shown):
+        if (
+            mask.key_padding
+            and not mask.key_last
+            and (not mask.by_name or mask.rank_shown or mask.moved_at is not None)
+        ):
             sink = node.value if isinstance(node, Arg) else node
             facts = [self.fact(mask)]
             if mask.rank_shown is not None:
