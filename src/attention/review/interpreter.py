@@ -1929,6 +1929,19 @@ class Interpreter:
             and not any(arg.keyword or arg.star for arg in args)
         ):
             return self.map_call(args[0].value, args[1].value, origin)
+        if (
+            method == "chunk"
+            and qualified is None
+            and args
+            and not args[0].keyword
+            and not isinstance(receiver, (Mask, Scores, Weights))
+        ):
+            # `q, k, v = self.to_qkv(x).chunk(3, dim=-1)`: as many parts as asked for
+            count = int_literal(args[0].value)
+            if count is not None and 1 <= count <= 16:
+                part = receiver if isinstance(receiver, _Tensor) and not receiver.axes else None
+                return _Tuple(origin, (part,) * count)
+            return None
         if method == "unbind" and isinstance(receiver, _Tensor) and receiver.sizes:
             axis = int_literal(args[0].value) if args else 0
             count = receiver.sizes[0].value if axis == 0 else None
@@ -4640,6 +4653,8 @@ def _informative(value: object) -> bool:
         return value.penalised is not None  # what a helper's softcap does to the penalty
     if isinstance(value, _Tensor):
         return value.dtype == "int" or value.sizes is not None or value.holds is not None
+    if isinstance(value, _Transposed):
+        return value.sizes is not None  # heads split off: the scores' rank
     return isinstance(value, _Dim) and (value.role is not None or value.value is not None)
 
 
