@@ -143,3 +143,39 @@ def test_a_tensor_not_named_for_a_mask_is_not_read_as_one() -> None:
 
 def test_a_comprehension_with_a_condition_is_not_read() -> None:
     assert keras("qs, ks = [split(t, n_head) for t in (q, k) if t is not None]") == []
+
+
+_JADORE = """import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, d_model, n_head):
+        super().__init__()
+        self.n_head = n_head
+        self.w_qs = nn.Linear(d_model, d_model)
+        self.w_ks = nn.Linear(d_model, d_model)
+
+    def forward(self, q, k, mask):
+        d_k = q.size(-1) // self.n_head
+        sz_b, {len_q}, _ = q.size()
+        {len_k} = k.size(1)
+        q = self.w_qs(q).view(sz_b, {len_q}, self.n_head, d_k)
+        k = self.w_ks(k).view(sz_b, {len_k}, self.n_head, d_k)
+        q = q.permute(2, 0, 1, 3).contiguous().view(-1, {len_q}, d_k)
+        k = k.permute(2, 0, 1, 3).contiguous().view(-1, {len_k}, d_k)
+        mask = mask.repeat_interleave(self.n_head, dim=0)
+        attn = torch.bmm(q, k.transpose(1, 2)) / d_k ** 0.5
+        return attn.masked_fill(mask, -1e4).softmax(dim=2)
+"""
+
+
+@pytest.mark.parametrize(
+    ("len_q", "len_k"), [("len_q", "len_k"), ("q_len", "kv_len"), ("lq", "lk")]
+)
+def test_lengths_named_len_q_and_len_k(len_q: str, len_k: str) -> None:
+    """attention-is-all-you-need-pytorch names its lengths ``len_q`` / ``len_k``; names that
+    say nothing (``lq``) leave the split unread."""
+    source = _JADORE.format(len_q=len_q, len_k=len_k)
+    found = [(f.code, f.line) for f in check_source(source, "case.py")]
+    assert found == ([] if len_q == "lq" else [("AM804", 20)])

@@ -4712,6 +4712,7 @@ def _parameters(node: _Function) -> dict[str, _Any]:
 
 LENGTH_NAMES = re.compile(
     r"(q|query|tgt|k|kv|key|src)_?(seq_?)?len(gth)?|seq_?len_?(q|kv|k)|seqlen_?(q|kv|k)"
+    r"|len_?(q|k|v|kv|query|key)"
 )
 """Parameter names that count a query or key sequence."""
 SHAPE_KEEPING = (
@@ -4935,7 +4936,7 @@ def _role(name: str | None) -> str | None:
         return None
     word = name.lower()
     if LENGTH_NAMES.fullmatch(word):
-        return "key" if re.search(r"(^|_)(k|kv|key|src)(_|len|$)|(kv|k)$", word) else "query"
+        return "key" if re.search(r"(^|_)(k|v|kv|key|src)(_|len|$)|(kv|k)$", word) else "query"
     if _QUERY.fullmatch(word):
         return "query"
     if _KEY.fullmatch(word):
