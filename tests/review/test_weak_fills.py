@@ -203,3 +203,20 @@ def test_no_zero_product_fill(fill: str, condition: str, branches: str) -> None:
 def test_a_zero_product_fill_no_softmax_reads() -> None:
     source = "import torch\n\n\ndef pick(x, m):\n    return torch.where(m == 0, m * -1e9, x)\n"
     assert check_source(source, "case.py") == []
+
+
+@pytest.mark.parametrize(
+    ("branches", "expected"),
+    [
+        ("s, torch.full_like(s, torch.finfo(s.dtype).min)", [(7, "AM101")]),  # keeps the padding
+        ("torch.full_like(s, float('-inf')), s", []),  # -inf where padding: right
+        ("torch.full_like(s, -1.0), s", [(7, "AM203")]),  # too weak
+    ],
+)
+def test_a_fill_tensor_of_one_constant_is_that_constant(
+    branches: str, expected: list[tuple[int, str]]
+) -> None:
+    """``torch.where(pad, s, torch.full_like(s, finfo.min))`` keeps the scores where the keys
+    are padding, as ``torch.where(pad, s, finfo.min)`` does."""
+    body = f"    s = torch.where((ids == pad)[:, None, None, :], {branches})\n"
+    assert findings(body + _READ) == expected

@@ -2298,6 +2298,12 @@ class Interpreter:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
             full = self.filled(node, values[1], silent=False)
             return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
+        if qualified == "torch.full_like" and len(values) >= 2 and isinstance(values[1], Const):
+            # x's dtype unless one is given; a value that dtype cannot hold raises, so it holds c
+            sizes = values[0].sizes if isinstance(values[0], _Tensor) else None
+            return _Tensor(
+                origin, self.created_dtype(node, like=True), holds=values[1], sizes=sizes
+            )
         if qualified in PADDED_ONES and values and _made_of_ones(values[0]):
             position, keyword = PADDED_ONES[qualified]
             padding, _ = self.argument(node, values, position, keyword)
@@ -3384,11 +3390,15 @@ class Interpreter:
             # to read what this gives (a beam search's scores are no attention)
             del self.hits[before:]
             return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
+        # a tensor filled with one constant (torch.full_like(s, -inf)) penalises as that constant
+        constants = [
+            b.holds if isinstance(b, _Tensor) and b.holds is not None else b for b in branches
+        ]
         penalties = [
             isinstance(value, Const) and (value.value <= PENALTY or value.finfo)
-            for value in branches
+            for value in constants
         ]
-        kept = [isinstance(value, Const) and value.value == 0.0 for value in branches]
+        kept = [isinstance(value, Const) and value.value == 0.0 for value in constants]
         if isinstance(condition, Mask) and any(penalties):
             # the penalty goes where the condition is False (second branch) or True (first)
             if penalties[1]:
@@ -3404,7 +3414,7 @@ class Interpreter:
         weak = next(
             (
                 arg.value
-                for arg, value in zip(args[1:], branches, strict=True)
+                for arg, value in zip(args[1:], constants, strict=True)
                 if (isinstance(value, Const) and value.value >= NOT_ZEROING)
                 or _zeros(arg.value, self.qualname)
             ),
