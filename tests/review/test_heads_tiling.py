@@ -179,3 +179,31 @@ def test_lengths_named_len_q_and_len_k(len_q: str, len_k: str) -> None:
     source = _JADORE.format(len_q=len_q, len_k=len_k)
     found = [(f.code, f.line) for f in check_source(source, "case.py")]
     assert found == ([] if len_q == "lq" else [("AM804", 20)])
+
+
+@pytest.mark.parametrize(
+    ("tile", "expected"),
+    [
+        ("torch.cat([padding] * self.num_heads, dim=0)", [("AM804", 20)]),
+        ("torch.cat(self.num_heads * [padding])", [("AM804", 20)]),
+        ("torch.cat([padding] * self.num_heads, dim=-1)", []),  # not along the batch
+        ("torch.cat([padding] * 2)", []),  # no head count
+    ],
+)
+def test_copies_joined_are_tiled_head_major(tile: str, expected: list) -> None:
+    """``torch.cat([mask] * H)`` lays the copies one after another, as ``repeat(H, 1, 1)``."""
+    source = _LAYER.format(move=_BATCH, tile="clone()", mask=_FILL, merged="bsz * self.num_heads")
+    source = source.replace("tiled = padding.clone()", f"tiled = {tile}")
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+def test_copies_joined_for_multihead_attention() -> None:
+    """nn.MultiheadAttention reads a 3-D mask b·H + h: ``torch.cat([m] * H)`` is AM802."""
+    source = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def f(x, allowed, num_heads):\n"
+        "    mha = nn.MultiheadAttention(8, num_heads)\n"
+        "    additive = torch.zeros(allowed.shape).masked_fill(~allowed, float('-inf'))\n"
+        "    return mha(x, x, x, attn_mask=torch.cat([additive] * num_heads))\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM802", 8)]

@@ -2267,6 +2267,12 @@ class Interpreter:
             and qualified.startswith("torch")
         ):
             joined = args[0].value if args else None
+            tiled = self.tiled_list(joined)
+            if tiled is not None:
+                axis_arg, _ = self.argument(node, values, 1, "dim")
+                if axis_arg is None or int_literal(axis_arg.value) == 0:
+                    # torch.cat([mask] * num_heads): the copies one after another, head-major
+                    return tiled.but(repeated=origin)
             if isinstance(joined, (ast.List, ast.Tuple)) and len(joined.elts) >= 2:
                 axis_arg, _ = self.argument(node, values, 1, "dim")
                 axis = int_literal(axis_arg.value) if axis_arg is not None else 0
@@ -3993,6 +3999,20 @@ class Interpreter:
         if "mask" not in name.lower() or self.lookup(name) is UNKNOWN:
             return None
         return Mask("mask", Origin(func.value, f"`{name}`, a mask by its name"))
+
+    def tiled_list(self, node: ast.AST | None) -> Mask | None:
+        """The mask of ``[mask] * num_heads`` (or ``num_heads * [mask]``): a head count by name."""
+        if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult):
+            return None
+        for listed, count in ((node.left, node.right), (node.right, node.left)):
+            if (
+                isinstance(listed, (ast.List, ast.Tuple))
+                and len(listed.elts) == 1
+                and _counts_heads(count)
+            ):
+                mask = self.ev(listed.elts[0])
+                return mask if isinstance(mask, Mask) else None
+        return None
 
     def repeat(self, mask: Mask, node: ast.Call) -> Mask:
         """``mask.repeat(H, 1, 1)`` of a 3-D mask: tiled head-major."""
