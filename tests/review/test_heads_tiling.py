@@ -207,3 +207,37 @@ def test_copies_joined_for_multihead_attention() -> None:
         "    return mha(x, x, x, attn_mask=torch.cat([additive] * num_heads))\n"
     )
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM802", 8)]
+
+
+_EXPANDED = """import torch
+from torch import nn
+
+
+class DocumentAttention(nn.Module):
+    def __init__(self, dim, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.mha = nn.MultiheadAttention(dim, num_heads, batch_first=True)
+
+    def forward(self, x, doc_ids):
+        B, L, _ = x.shape
+        blocked = doc_ids[:, :, None] != doc_ids[:, None, :]
+        mask = blocked[:, None].expand(B, self.num_heads, L, L){move}.reshape({merged}, L, L)
+        return self.mha(x, x, x, attn_mask=mask)[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("move", "merged", "expected"),
+    [
+        (".transpose(0, 1)", "B * self.num_heads", [("AM802", 14)]),  # head-major
+        (".permute(1, 0, 2, 3).contiguous()", "-1", [("AM802", 14)]),
+        ("", "B * self.num_heads", []),  # batch-major, as nn.MultiheadAttention reads it
+        (".transpose(2, 3)", "B * self.num_heads", []),  # the first two axes stay
+        (".transpose(0, 1)", "B * L", []),  # not the batch and the heads merged
+    ],
+)
+def test_a_mask_expanded_per_head_and_merged(move: str, merged: str, expected: list) -> None:
+    """``expand(B, H, L, S)``, then the merge: ``transpose(0, 1)`` first makes it head-major."""
+    source = _EXPANDED.format(move=move, merged=merged)
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -1309,6 +1309,20 @@ class Interpreter:
             )
         equal = isinstance(operator, ast.Eq)
         unequal = isinstance(operator, ast.NotEq)
+        if (
+            (equal or unequal)
+            and left is None
+            and right is None
+            and _pairwise(node.left, right_node)
+        ):
+            # seg[:, :, None] != seg[:, None, :]: a [B, L, L] Boolean mask (a document or
+            # segment mask), whose meaning the API it reaches decides
+            rank = (
+                len(node.left.slice.elts)
+                if isinstance(node.left, ast.Subscript) and isinstance(node.left.slice, ast.Tuple)
+                else None
+            )
+            return Mask("mask", Origin(node, "a pairwise comparison"), dtype="bool", ndim=rank)
         if equal or unequal:
             for side in (node.left, right_node):
                 name = last_name(side)
@@ -2073,6 +2087,10 @@ class Interpreter:
                 moved_at=moved,
                 empty_row=None if last else receiver.empty_row,
             )
+        if isinstance(receiver, Mask):
+            per_head = self.mask_per_head(receiver, method, node, args)
+            if per_head is not None:
+                return per_head
         if (
             method == "expand"
             and isinstance(receiver, Mask)
@@ -4000,6 +4018,39 @@ class Interpreter:
             return None
         return Mask("mask", Origin(func.value, f"`{name}`, a mask by its name"))
 
+    def mask_per_head(
+        self, mask: Mask, method: str | None, node: ast.Call, args: list[Arg]
+    ) -> Mask | None:
+        """A mask expanded per head, its axes moved, and merged: which way it was tiled.
+
+        ``m[:, None].expand(B, H, L, S)`` (a head count by name second) has the axes ``BHLS``;
+        ``transpose(0, 1)`` / ``permute`` move them; ``reshape(B * H, L, S)`` (or ``-1``) then
+        merges the first two: ``BH`` is batch-major (as ``repeat_interleave``), ``HB``
+        head-major (as ``repeat``).  None: not such a step.
+        """
+        if method is None or any(arg.keyword or arg.star for arg in args):
+            return None
+        sizes = [arg.value for arg in args]
+        if method == "expand" and len(sizes) == 4 and _counts_heads(sizes[1]):
+            if _counts_heads(sizes[0]) or mask.unranked_at is not None:
+                return None  # (a rank the expand shows is read below)
+            return mask.but(head_axes=("B", "H", "L", "S"))
+        if mask.head_axes is None:
+            return None
+        if method in ("transpose", "swapaxes", "permute"):
+            moved = heads.moved(mask.head_axes, method, [int_literal(size) for size in sizes])
+            return mask.but(head_axes=moved)
+        if method in ("contiguous", "clone"):
+            return mask
+        if method in ("reshape", "view") and len(sizes) == 3 and mask.head_axes[2:] == ("L", "S"):
+            origin = Origin(node, "")
+            if int_literal(sizes[0]) == -1 or _counts_heads(sizes[0]):
+                if mask.head_axes[:2] == ("B", "H"):
+                    return mask.but(head_axes=None, interleaved=origin, ndim=3)
+                if mask.head_axes[:2] == ("H", "B"):
+                    return mask.but(head_axes=None, repeated=origin, ndim=3)
+        return mask.but(head_axes=None)
+
     def tiled_list(self, node: ast.AST | None) -> Mask | None:
         """The mask of ``[mask] * num_heads`` (or ``num_heads * [mask]``): a head count by name."""
         if not isinstance(node, ast.BinOp) or not isinstance(node.op, ast.Mult):
@@ -4586,6 +4637,26 @@ def _size_nodes(args: Sequence[Arg]) -> list[ast.AST]:
         else:
             found.append(arg.value)
     return found
+
+
+def _pairwise(left: ast.AST, right: ast.AST) -> bool:
+    """``x[:, :, None]`` against ``x[:, None, :]``: one tensor, a new axis in another place."""
+    if not (isinstance(left, ast.Subscript) and isinstance(right, ast.Subscript)):
+        return False
+    if ast.dump(left.value) != ast.dump(right.value):
+        return False
+    sides = [
+        side.slice.elts if isinstance(side.slice, ast.Tuple) else [side.slice]
+        for side in (left, right)
+    ]
+    if len(sides[0]) != len(sides[1]):
+        return False
+    new = [[is_none(element) for element in side] for side in sides]
+    if new[0] == new[1] or sum(new[0]) != 1 or sum(new[1]) != 1:
+        return False
+    return all(
+        isinstance(element, ast.Slice) or is_none(element) for side in sides for element in side
+    )
 
 
 def _bare_name(node: ast.AST) -> str | None:

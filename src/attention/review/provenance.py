@@ -144,6 +144,9 @@ class Mask:
     ``row_value``, unlike the rest of the mask: 0 or 1 in a Boolean or 0/1 mask, -inf in an
     additive one (``bias[..., 2, :] = float("-inf")``).  ``interleaved``: tiled for the heads
     batch-major, ``repeat_interleave(H, dim=0)`` (``repeated``: head-major, ``repeat(H, 1, 1)``).
+    ``head_axes``: where the mask was expanded to one copy per head (``expand(B, H, L, S)``),
+    its axes as they lie now (``("H", "B", "L", "S")`` after ``transpose(0, 1)``), until a
+    reshape merges the first two.
     """
 
     kind: Literal["mask", "additive"]
@@ -170,6 +173,7 @@ class Mask:
     empty_row: Origin | None = None
     row_value: float | None = None
     interleaved: Origin | None = None
+    head_axes: tuple[str, ...] | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""
