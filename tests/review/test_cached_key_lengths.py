@@ -67,3 +67,40 @@ def test_a_triangle_on_cached_keys(cache: str, triangle: str, expected: list[str
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n"
     )
     assert [code for _, code in codes(source)] == expected
+
+
+_NANO = """import math
+import torch
+from torch import nn
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, n_embd, n_head, block_size):
+        super().__init__()
+        self.n_head = n_head
+        self.c_attn = nn.Linear(n_embd, 3 * n_embd)
+        ones = torch.ones(block_size, block_size)
+        self.register_buffer("bias", torch.tril(ones).view(1, 1, block_size, block_size))
+
+    def forward(self, x, layer_past=None):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        if layer_past is not None:
+            k = torch.cat((layer_past[0], k), dim=-2)
+        S = k.size(-2)
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.bias[:, :, {rows}, :S] == 0, float("-inf"))
+        return att.softmax(dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("rows", "expected"),
+    [(":T", [(21, "AM305")]), ("S - T:S", [])],
+)
+def test_a_triangle_buffer_cut_from_its_top_left_corner(
+    rows: str, expected: list[tuple[int, str]]
+) -> None:
+    """nanoGPT's ``bias[:, :, :T, :S]`` with a cache: query i sees keys 0..i of S."""
+    found = check_source(_NANO.format(rows=rows), "case.py")
+    assert [(f.line, f.code) for f in found] == expected

@@ -1403,6 +1403,8 @@ class Interpreter:
             base = Mask("mask", Origin(node.value, f"`{name}` by its name"), by_name=True)
         if not isinstance(base, Mask):
             return None
+        if base.true_set is not None and len(elements) >= 2:
+            self.corner_cut(base.true_set, elements[-2], elements[-1], node)
         new_axes = sum(1 for element in elements if is_none(element))
         ellipsis = any(
             isinstance(element, ast.Constant) and element.value is Ellipsis for element in elements
@@ -3946,6 +3948,24 @@ class Interpreter:
         if rows.axis == 1:  # x[..., cols, rows]: the transposed triangle
             triangle = Triangle(not triangle.lower, -triangle.diagonal)
         return Mask("mask", rows.origin, dtype="bool", true_set=triangle, triangle_at=rows.origin)
+
+    def corner_cut(
+        self, triangle: Triangle, rows: ast.AST, columns: ast.AST, node: ast.AST
+    ) -> None:
+        """``bias[:, :, :T, :S]``: a triangle cut from its top-left corner, laid on T × S there."""
+        cuts = []
+        for element in (rows, columns):
+            if not (
+                isinstance(element, ast.Slice)
+                and element.lower is None
+                and element.step is None
+                and element.upper is not None
+            ):
+                return
+            cuts.append(self.ev(element.upper))
+        height, width = cuts
+        if isinstance(height, _Dim) and isinstance(width, _Dim):
+            self.alignment_check(node, height, width, triangle.diagonal, lower=triangle.lower)
 
     def alignment_check(
         self, node: ast.AST, rows: _Dim, columns: _Dim, diagonal: int, *, lower: bool
