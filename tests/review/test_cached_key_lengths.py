@@ -104,3 +104,40 @@ def test_a_triangle_buffer_cut_from_its_top_left_corner(
     """nanoGPT's ``bias[:, :, :T, :S]`` with a cache: query i sees keys 0..i of S."""
     found = check_source(_NANO.format(rows=rows), "case.py")
     assert [(f.line, f.code) for f in found] == expected
+
+
+_MEMORY = """import torch
+from torch import nn
+
+
+def causal_attn_mask(tgt_len, src_len):
+    return torch.triu(torch.full((tgt_len, src_len), float("-inf")), diagonal={diagonal})
+
+
+class MemoryLayer(nn.Module):
+    def __init__(self, d_model, nhead):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(d_model, nhead, batch_first=True)
+
+    def forward(self, x, mems):
+        cat = torch.cat([mems, x], dim={axis})
+        attn_mask = causal_attn_mask(x.size(1), cat.size(1))
+        return self.attn(x, cat, cat, attn_mask=attn_mask)[0]
+"""
+
+
+@pytest.mark.parametrize(
+    ("diagonal", "axis", "expected"),
+    [
+        ("1", "1", [(6, "AM305")]),
+        ("1 + src_len - tgt_len", "1", []),  # bottom-right
+        ("1", "0", []),  # joined along the batch (or a sequence-first length): nothing shown
+    ],
+)
+def test_memory_joined_along_the_positions_of_hidden_states(
+    diagonal: str, axis: str, expected: list[tuple[int, str]]
+) -> None:
+    """Transformer-XL's ``torch.cat([mems, x], dim=1)``: ``cat.size(1)`` counts the memory
+    too, and the helper given it lays the triangle top-left."""
+    found = check_source(_MEMORY.format(diagonal=diagonal, axis=axis), "case.py")
+    assert [(f.line, f.code) for f in found] == expected

@@ -2310,7 +2310,7 @@ class Interpreter:
                     joined_rows = self.rows_joined(node, parts)
                     if joined_rows is not None:
                         return joined_rows
-                return KeyCat(origin)
+                return KeyCat(origin, axis=axis)
             return None
         if qualified == "torch.where" and len(values) == 3:
             return self.where(node, values)
@@ -2467,7 +2467,9 @@ class Interpreter:
         if axis is None:
             return None
         role = _role(last_name(tensor_node)) if axis in (-2, 2) else None
-        if isinstance(tensor, KeyCat) and axis in (-2, 2):
+        if isinstance(tensor, KeyCat) and (axis in (-2, 2) or axis == tensor.axis == 1):
+            # (axis 1: `torch.cat([mems, x], dim=1)` of [B, S, D] hidden states; axis 0 is a
+            # batch as often as a sequence-first length, and says nothing)
             # the length of keys with a cache joined in front: S > L on the cached path
             return _Dim(Origin(node, ""), role, None, read=True, cache=tensor.origin)
         value = None
@@ -4776,7 +4778,9 @@ def _informative(value: object) -> bool:
         return value.dtype == "int" or value.sizes is not None or value.holds is not None
     if isinstance(value, _Transposed):
         return value.sizes is not None  # heads split off: the scores' rank
-    return isinstance(value, _Dim) and (value.role is not None or value.value is not None)
+    return isinstance(value, _Dim) and (
+        value.role is not None or value.value is not None or value.cache is not None
+    )
 
 
 def _identifiers(node: ast.AST) -> set[str]:

@@ -304,11 +304,13 @@ class Scale:
 class KeyCat:
     """Keys concatenated with a cache (``torch.cat([past_k, k])``): more keys than queries.
 
-    ``maybe``: only on some of the paths that reach here.
+    ``maybe``: only on some of the paths that reach here.  ``axis``: the axis joined along,
+    where written (``dim=1`` of ``[B, S, D]`` hidden states).
     """
 
     origin: Origin
     maybe: bool = False
+    axis: int | None = None
 
 
 @dataclass(frozen=True)
