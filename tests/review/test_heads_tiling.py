@@ -241,3 +241,32 @@ def test_a_mask_expanded_per_head_and_merged(move: str, merged: str, expected: l
     """``expand(B, H, L, S)``, then the merge: ``transpose(0, 1)`` first makes it head-major."""
     source = _EXPANDED.format(move=move, merged=merged)
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+_ALIASED = """import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads):
+        super().__init__()
+        self.h = heads
+        self.qkv = nn.Linear(dim, 3 * dim)
+
+    def forward(self, x, keep):
+        B, L, D = x.shape
+        q, k, v = self.qkv(x).chunk(3, dim=-1)
+        q, k = (t.view(B, L, self.h, -1).transpose(1, 2).reshape(B * self.h, L, -1) for t in (q, k))
+        scores = torch.bmm(q, k.transpose(1, 2)) * (D // self.h) ** -0.5
+        keep = keep.repeat(self.h, 1, 1)
+        return scores.masked_fill(~keep, float("-inf")).softmax(-1)
+{more}"""
+
+
+def test_a_name_the_module_gives_a_head_count() -> None:
+    """``self.h = heads``: ``h`` counts heads in this module, where nothing else is put in it."""
+    found = check_source(_ALIASED.format(more=""), "case.py")
+    assert [(f.code, f.line) for f in found] == [("AM804", 16)]
+    # `h` is also a parameter (a height) elsewhere in the module: no longer an alias
+    elsewhere = "\n\ndef resize(x, h, w):\n    return x.view(-1, h, w)\n"
+    assert check_source(_ALIASED.format(more=elsewhere), "case.py") == []

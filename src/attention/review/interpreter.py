@@ -22,6 +22,7 @@ silence.
 from __future__ import annotations
 
 import ast
+import contextvars
 import dataclasses
 import math
 import re
@@ -518,8 +519,12 @@ class Interpreter:
             for statement in tree.body
             if isinstance(statement, ast.ClassDef)
         }
-        self.statements(tree.body)
-        self.drop_contradicted_names(tree)
+        aliases = _HEAD_ALIASES.set(_head_aliases(tree))
+        try:
+            self.statements(tree.body)
+            self.drop_contradicted_names(tree)
+        finally:
+            _HEAD_ALIASES.reset(aliases)
 
     def drop_contradicted_names(self, tree: ast.Module) -> None:
         """Drop a finding from a name where every caller in the module says otherwise.
@@ -4103,8 +4108,7 @@ class Interpreter:
             return False
         if [int_literal(arg.value) for arg in args[1:]] != [1, 1]:
             return False
-        first = last_name(args[0].value)
-        return first is not None and HEAD_COUNT.fullmatch(first.lstrip("_")) is not None
+        return last_name(args[0].value) is not None and _counts_heads(args[0].value)
 
     def hand_written_softmax(
         self,
@@ -4949,11 +4953,45 @@ def _einops_split(node: ast.Call) -> bool:
     )
 
 
+_HEAD_ALIASES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
+    "head_aliases", default=frozenset()
+)
+"""Names the module being read gives a head count and nothing else (:func:`_head_aliases`)."""
+
+
+def _head_aliases(tree: ast.Module) -> frozenset[str]:
+    """``self.h = heads``, ``h = self.num_heads``: names every assignment gives a head count.
+
+    A name also assigned anything else, unpacked, looped over or taken as a parameter anywhere
+    in the module (``h`` is a height as often) is no alias.
+    """
+    counts: set[str] = set()
+    other: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                name = last_name(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
+                if name is None:
+                    other.update(_identifiers(target))
+                    continue
+                source = last_name(node.value)
+                counted = source is not None and HEAD_COUNT.fullmatch(source.lstrip("_"))
+                (counts if counted else other).add(name)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
+            other.update(_identifiers(node.target))
+        elif isinstance(node, ast.arg):
+            other.add(node.arg)
+    return frozenset(counts - other)
+
+
 def _counts_heads(node: ast.AST) -> bool:
-    """A size that is a head count by its name, alone or as a factor (``bsz * self.num_heads``)."""
+    """A size that is a head count, alone or as a factor (``bsz * self.num_heads``).
+
+    By its name, or by a name the module gives a head count (``self.h = heads``).
+    """
     return any(
         (name := last_name(factor)) is not None
-        and HEAD_COUNT.fullmatch(name.lstrip("_")) is not None
+        and (HEAD_COUNT.fullmatch(name.lstrip("_")) is not None or name in _HEAD_ALIASES.get())
         for factor in _factors(node)
     )
 
