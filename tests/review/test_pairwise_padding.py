@@ -30,6 +30,9 @@ def findings(body: str) -> list[tuple[int, str]]:
         "valid[:, None, None, :] & valid[:, None, :, None]",
         "valid[..., :, None] & valid[..., None, :]",
         "valid.unsqueeze(-1) & valid.unsqueeze(-2)",
+        # of a [B, N] mask: [B, N, 1] & [B, 1, N], the higher new axis the query axis
+        "valid.unsqueeze(2) & valid.unsqueeze(1)",
+        "valid.unsqueeze(1) & valid.unsqueeze(2)",
     ],
 )
 @pytest.mark.parametrize(
@@ -157,3 +160,16 @@ def test_padding_masks_of_both_axes_joined(fill: str, expected: list[str]) -> No
     body += "    pair = (q_ids != pad)[:, :, None] & (k_ids != pad)[:, None, :]\n" + _SCORES
     body += f"    s = s.masked_fill(~pair[:, None], {fill})\n" + _READ
     assert [finding.code for finding in check_source(_HEAD + body, "case.py")] == expected
+
+
+@pytest.mark.parametrize(
+    "pair",
+    [
+        "valid.unsqueeze(3) & valid.unsqueeze(1)",  # not next to each other
+        "valid.unsqueeze(2) & other.unsqueeze(1)",  # two tensors
+        "valid.unsqueeze(0) & valid.unsqueeze(1)",  # 0 is the batch
+    ],
+)
+def test_no_pair_of_unsqueezes(pair: str) -> None:
+    body = f"    other = valid\n    pair = {pair}\n    s = s.masked_fill(~pair, float('-inf'))\n"
+    assert findings(body + _READ) == []

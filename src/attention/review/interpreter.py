@@ -1617,6 +1617,8 @@ class Interpreter:
         empty only where the data has such a position, so it is a warning (AM602).
         """
         sides = {_pair_side(left_node), _pair_side(right_node)}
+        if None in sides:
+            sides = _unsqueezed_pair(left_node, right_node)
         bases = {side[0] for side in sides if side is not None}
         if None in sides or len(sides) != 2 or len(bases) != 1:
             return None  # one tensor, once on the query axis and once on the key axis
@@ -5516,6 +5518,36 @@ def _zeros(node: ast.AST, qualname: Callable[[ast.AST], str | None]) -> bool:
     if isinstance(node.func, ast.Attribute) and node.func.attr in ("zeros_like", "new_zeros"):
         return qualname(node.func) in (None, "torch.zeros_like")
     return qualname(node.func) in ("torch.zeros", "torch.zeros_like")
+
+
+def _unsqueezed_pair(left: ast.AST, right: ast.AST) -> set[tuple[str, str] | None]:
+    """``m.unsqueeze(2) & m.unsqueeze(1)``: new axes at a and a - 1 of one tensor.
+
+    Of a ``[B, N]`` mask the higher one puts the positions on the query axis (``[B, N, 1]``),
+    the lower one on the key axis (``[B, 1, N]``).
+    """
+    axes = []
+    for node in (left, right):
+        if not (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "unsqueeze"
+            and len(node.args) == 1
+            and not node.keywords
+            and isinstance(node.func.value, (ast.Name, ast.Attribute))
+        ):
+            return {None}
+        axis = int_literal(node.args[0])
+        if axis is None or axis < 1:
+            return {None}
+        axes.append((ast.unparse(node.func.value), axis))
+    (one, first), (other, second) = axes
+    if one != other or abs(first - second) != 1:
+        return {None}
+    return {
+        (one, "query" if first > second else "key"),
+        (other, "query" if second > first else "key"),
+    }
 
 
 def _pair_side(node: ast.AST) -> tuple[str, str] | None:
