@@ -406,6 +406,7 @@ class Interpreter:
         self.classes: list[ast.ClassDef] = []
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
+        self.aliases: frozenset[str] = frozenset()  # head-count names of this module
         self.summarising = False
         self.specialising = 0
         self.helper_calls: list[tuple[_Function, ast.Call]] = []
@@ -519,7 +520,8 @@ class Interpreter:
             for statement in tree.body
             if isinstance(statement, ast.ClassDef)
         }
-        aliases = _HEAD_ALIASES.set(_head_aliases(tree))
+        self.aliases = _head_aliases(tree)
+        aliases = _HEAD_ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
             self.drop_contradicted_names(tree)
@@ -562,6 +564,7 @@ class Interpreter:
     def outline(self, tree: ast.Module) -> None:
         """What another module offers a caller: its imports and functions, nothing run yet."""
         self.defs[0].update(_hoisted(tree.body))
+        self.aliases = _head_aliases(tree)
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
@@ -980,10 +983,13 @@ class Interpreter:
             return None
         if id(function) not in reader.summaries and not MASK_WORDS.search(reader.code(function)):
             reader.summaries[id(function)] = None
+        aliases = _HEAD_ALIASES.set(reader.aliases)  # its own module's head-count names
         try:
             value = reader.summary(function)
         except RecursionError:
             return None
+        finally:
+            _HEAD_ALIASES.reset(aliases)
         line = function.lineno
         where = Origin(node, f"returned by `{attr}` ({file.name}:{line})")
         if isinstance(value, Mask):
@@ -1440,11 +1446,19 @@ class Interpreter:
             # mask[:, None, :, None]: of a [B, S] mask, the keys go to the query axis (a rank
             # a name gives is a guess: it too waits to be shown)
             return base.but(
-                unranked_at=Origin(node, ""), unranked_ndim=len(elements), empty_row=None
+                unranked_at=Origin(node, ""),
+                unranked_ndim=len(elements),
+                empty_row=None,
+                head_axes=None,
             )
         row = base.empty_row if key_last else None
         return base.but(
-            key_last=key_last, ndim=ndim, unranked_at=None, unranked_ndim=None, empty_row=row
+            key_last=key_last,
+            ndim=ndim,
+            unranked_at=None,
+            unranked_ndim=None,
+            empty_row=row,
+            head_axes=None,
         )
 
     # -- binary operations -----------------------------------------------------------------------
@@ -1618,7 +1632,7 @@ class Interpreter:
         """
         sides = {_pair_side(left_node), _pair_side(right_node)}
         if None in sides:
-            sides = _unsqueezed_pair(left_node, right_node)
+            sides = _unsqueezed_pair(left_node, right_node, self.rank_of(left_node))
         bases = {side[0] for side in sides if side is not None}
         if None in sides or len(sides) != 2 or len(bases) != 1:
             return None  # one tensor, once on the query axis and once on the key axis
@@ -1639,6 +1653,17 @@ class Interpreter:
             unranked_at=None,
             unranked_ndim=None,
         )
+
+    def rank_of(self, node: ast.AST) -> int | None:
+        """The rank of what ``x.unsqueeze(a)`` adds an axis to, where the pass knows it."""
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            return None
+        base = self.ev(node.func.value)
+        if isinstance(base, Mask):
+            return base.ndim
+        if isinstance(base, _Tensor) and base.sizes is not None:
+            return len(base.sizes)
+        return None
 
     def subtracted_penalty(self, node: ast.AST) -> Mask | None:
         """``1e9 * m`` in ``scores - 1e9 * m``: the additive mask ``m * -1e9``.
@@ -1718,7 +1743,7 @@ class Interpreter:
                 if isinstance(other, Mask) and other.unranked_at is not None:
                     ranked = other.ranked(this.ndim, this.origin)
                     if ranked is not other:
-                        self.layout_check(ranked, other_node, "scores + mask")
+                        self.layout_check(ranked, other_node, "scores + mask", scores=True)
                 if isinstance(other, Mask):
                     self.additive_sink(other, other_node, "scores + mask adds the mask's values")
                     self.overflow_sink(other)
@@ -2081,7 +2106,7 @@ class Interpreter:
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
         if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
-            receiver = receiver.but(unranked_at=None, unranked_ndim=None)
+            receiver = receiver.but(unranked_at=None, unranked_ndim=None, head_axes=None)
             axis = int_literal(args[0].value) if args else None
             last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
             ndim = receiver.ndim + 1 if receiver.ndim is not None else None
@@ -2160,7 +2185,11 @@ class Interpreter:
             return dataclasses.replace(receiver, origin=origin)
         if method in ("view", "reshape") and isinstance(receiver, Mask):
             return receiver.but(
-                key_padding=False, ndim=len(args) or None, unranked_at=None, empty_row=None
+                key_padding=False,
+                ndim=len(args) or None,
+                unranked_at=None,
+                empty_row=None,
+                head_axes=None,
             )
         if method in ("view", "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
@@ -2173,7 +2202,12 @@ class Interpreter:
             receiver = self.unknown_mask(func)
         if method == "repeat_interleave" and isinstance(receiver, Mask) and args:
             along, _ = self.argument(node, values, 1, "dim")
-            if along is not None and int_literal(along.value) == 0 and _counts_heads(args[0].value):
+            if (
+                along is not None
+                and int_literal(along.value) == 0
+                and _counts_heads(args[0].value)
+                and receiver.true_set is None  # a triangle: every order is right
+            ):
                 return receiver.but(interleaved=origin)  # batch-major: b·H + h
         if method == "repeat" and isinstance(receiver, Mask):
             return self.repeat(receiver, node)
@@ -2250,6 +2284,7 @@ class Interpreter:
                 origin=origin,
                 unranked_at=None,
                 empty_row=None,
+                head_axes=None,
             )
         if method in ("transpose", "permute", "swapaxes", "t"):
             literals = [int_literal(arg.value) for arg in args]
@@ -3246,6 +3281,7 @@ class Interpreter:
                     "masked_fill(mask, -inf) masks where True",
                     layout=isinstance(target, (Scores, Mask)) or bool(built),
                     finite=not math.isinf(fill.value),
+                    scores=isinstance(target, Scores),
                 )
             if not isinstance(target, Scores):
                 row = self.row_left_empty(mask, fill, where=True)
@@ -3343,6 +3379,8 @@ class Interpreter:
         product = self.assigned_once(args[branch].value, node)
         if not isinstance(product, ast.BinOp) or not isinstance(product.op, ast.Mult):
             return None
+        if self.reassigned_between(name, product, node):
+            return None  # `penalty = m * -1e9; m = 1 - m`: another m is tested
         sides = ((product.left, product.right), (product.right, product.left))
         for factor, constant_node in sides:
             constant = self.ev(constant_node)
@@ -3366,6 +3404,23 @@ class Interpreter:
         scores = other if isinstance(other, Scores) else Scores(Origin(node, ""), scaled=True)
         return dataclasses.replace(
             scores, masked=True, pending=(*scores.pending, found), fixable=None
+        )
+
+    def reassigned_between(self, name: str, first: ast.AST, last: ast.AST) -> bool:
+        """Whether the function assigns ``name`` on a line after ``first`` and up to ``last``."""
+        if not self.functions:
+            return False
+        start, end = getattr(first, "lineno", 0), getattr(last, "lineno", 0)
+        return any(
+            isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+            and start < statement.lineno <= end
+            and name
+            in _identifiers(
+                ast.Tuple(
+                    statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+                )
+            )
+            for statement in ast.walk(self.functions[-1])
         )
 
     def assigned_once(self, node: ast.expr, before: ast.AST) -> ast.expr:
@@ -4061,24 +4116,27 @@ class Interpreter:
             return None
         sizes = [arg.value for arg in args]
         if method == "expand" and len(sizes) == 4 and _counts_heads(sizes[1]):
-            if _counts_heads(sizes[0]) or mask.unranked_at is not None:
-                return None  # (a rank the expand shows is read below)
+            if _counts_heads(sizes[0]) or mask.unranked_at is not None or mask.true_set:
+                # (a rank the expand shows is read below; a triangle is the same for every
+                # batch item, so no order of tiling can be wrong)
+                return None
             return mask.but(head_axes=("B", "H", "L", "S"))
         if mask.head_axes is None:
             return None
         if method in ("transpose", "swapaxes", "permute"):
             moved = heads.moved(mask.head_axes, method, [int_literal(size) for size in sizes])
-            return mask.but(head_axes=moved)
-        if method in ("contiguous", "clone"):
-            return mask
-        if method in ("reshape", "view") and len(sizes) == 3 and mask.head_axes[2:] == ("L", "S"):
+            if moved is None or moved[2:] != ("L", "S"):
+                return None  # the keys moved: the transpose below reads what that means
+            return mask.but(head_axes=moved)  # only the batch and head axes moved
+        if method in ("reshape", "view"):
             origin = Origin(node, "")
-            if int_literal(sizes[0]) == -1 or _counts_heads(sizes[0]):
-                if mask.head_axes[:2] == ("B", "H"):
-                    return mask.but(head_axes=None, interleaved=origin, ndim=3)
-                if mask.head_axes[:2] == ("H", "B"):
-                    return mask.but(head_axes=None, repeated=origin, ndim=3)
-        return mask.but(head_axes=None)
+            merged = len(sizes) == 3 and (int_literal(sizes[0]) == -1 or _counts_heads(sizes[0]))
+            if merged and mask.head_axes == ("B", "H", "L", "S"):
+                return mask.but(head_axes=None, interleaved=origin, ndim=3)
+            if merged and mask.head_axes == ("H", "B", "L", "S"):
+                return mask.but(head_axes=None, repeated=origin, ndim=3)
+            return None  # the reshape below reads it (and forgets the head axes)
+        return None  # eq, ne, bool, contiguous...: the axes stay, the other readings apply
 
     def tiled_list(self, node: ast.AST | None) -> Mask | None:
         """The mask of ``[mask] * num_heads`` (or ``num_heads * [mask]``): a head count by name."""
@@ -4091,11 +4149,17 @@ class Interpreter:
                 and _counts_heads(count)
             ):
                 mask = self.ev(listed.elts[0])
-                return mask if isinstance(mask, Mask) else None
+                # a triangle is the same for every batch item: any order of copies is right
+                return mask if isinstance(mask, Mask) and mask.true_set is None else None
         return None
 
     def repeat(self, mask: Mask, node: ast.Call) -> Mask:
-        """``mask.repeat(H, 1, 1)`` of a 3-D mask: tiled head-major."""
+        """``mask.repeat(H, 1, 1)`` of a 3-D mask: tiled head-major.
+
+        A triangle is the same for every batch item: no order of its copies can be wrong.
+        """
+        if mask.true_set is not None:
+            return mask
         literals = [int_literal(arg.value) for arg in self.args(node)]
         if mask.ndim == 3 and len(literals) == 3 and literals[0] != 1 and literals[1:] == [1, 1]:
             return mask.but(repeated=Origin(node, ""))
@@ -4304,7 +4368,7 @@ class Interpreter:
         if mask.meaning == "forbidden":
             self.hit("AM105" if mask.by_name else "AM101", node, reads, [self.fact(mask)])
             return
-        self.layout_check(mask, node, api)
+        self.layout_check(mask, node, api, scores=True)
 
     def forbidden_sink(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
         """A mask where True means masked out (MHA, the Transformer modules)."""
@@ -4331,7 +4395,7 @@ class Interpreter:
             self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM103")
-        self.layout_check(mask, node, api)
+        self.layout_check(mask, node, api, scores=True)
 
     def penalty_sink(
         self,
@@ -4341,12 +4405,13 @@ class Interpreter:
         *,
         layout: bool = True,
         finite: bool = False,
+        scores: bool = False,
     ) -> None:
         """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``).
 
         ``layout``: whether the filled tensor is known to be scores or a bias built for them,
         so where the mask's keys lie matters (hidden states masked per position before a
-        pooling take ``m[..., None]`` rightly).
+        pooling take ``m[..., None]`` rightly).  ``scores``: known to be ``q @ kᵀ``.
         """
         if mask.dtype == "float" and mask.hf and not mask.by_name:
             return
@@ -4356,7 +4421,7 @@ class Interpreter:
             return
         self.polarity_forbidden(mask, node, reads, hf_code="AM104")
         if layout:
-            self.layout_check(mask, node, reads, finite=finite)
+            self.layout_check(mask, node, reads, finite=finite, scores=scores)
 
     def polarity_forbidden(self, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str) -> None:
         """A mask read as True = masked out: its polarity and triangle."""
@@ -4396,17 +4461,27 @@ class Interpreter:
             )
 
     def layout_check(
-        self, mask: Mask, node: ast.AST | Arg, api: str, *, finite: bool = False
+        self,
+        mask: Mask,
+        node: ast.AST | Arg,
+        api: str,
+        *,
+        finite: bool = False,
+        scores: bool = False,
     ) -> None:
         """A padding mask whose key axis is not last, or padding on both axes.
 
         ``finite``: the mask fills with a finite penalty (``finfo.min``), so a padded query's
-        row is uniform, not NaN: padding on both axes is then no finding.
+        row is uniform, not NaN: padding on both axes is then no finding.  ``scores``: the
+        mask reaches attention scores or an attention API for certain, so a mask known by
+        its name whose keys ``unsqueeze(-1)`` moved is judged (pooling scores ``[B, S, 1]``
+        take ``mask.unsqueeze(-1)`` rightly).
         """
+        moved = mask.moved_at is not None and scores
         if (
             mask.key_padding
             and not mask.key_last
-            and (not mask.by_name or mask.rank_shown or mask.moved_at is not None)
+            and (not mask.by_name or mask.rank_shown or moved)
         ):
             sink = node.value if isinstance(node, Arg) else node
             facts = [self.fact(mask)]
@@ -4928,15 +5003,12 @@ def _factors(node: ast.AST) -> list[ast.AST]:
     return [node]
 
 
-_EINOPS_HEADS = frozenset(("h", "heads", "nh", "H"))
-"""The axis names einops code gives the heads (``'b n (h d) -> b h n d', h=heads``)."""
-
-
 def _einops_split(node: ast.Call) -> bool:
     """``rearrange(t, 'b n (h d) -> b h n d', h=heads)``: the heads split off a group.
 
-    An axis given by keyword, named for the heads (or given a head count), inside a group of
-    the input and an axis of its own in the output.
+    An axis given a head count by keyword (``h=self.heads``, or a name the module gives one),
+    inside a group of the input and an axis of its own in the output; ``h=h`` of a height
+    (``'b (h w) c -> b c h w'``) is no split.
     """
     if last_name(node.func) != "rearrange" or len(node.args) < 2:
         return False
@@ -4950,7 +5022,7 @@ def _einops_split(node: ast.Call) -> bool:
         keyword.arg is not None
         and keyword.arg in grouped
         and keyword.arg in alone
-        and (keyword.arg in _EINOPS_HEADS or _counts_heads(keyword.value))
+        and _counts_heads(keyword.value)
         for keyword in node.keywords
     )
 
@@ -5051,6 +5123,10 @@ def _ids_layout(function: ast.AST, name: str) -> set[str]:
         return None
 
     for statement in ast.walk(function):
+        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(target, ast.Name) and target.id == name for target in targets):
+                return set()  # `ids = ids.t()`: which ids the sizes were read of is unknown
         if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
             continue
         target, axis = statement.targets[0], read_of(statement.value)
@@ -5520,11 +5596,14 @@ def _zeros(node: ast.AST, qualname: Callable[[ast.AST], str | None]) -> bool:
     return qualname(node.func) in ("torch.zeros", "torch.zeros_like")
 
 
-def _unsqueezed_pair(left: ast.AST, right: ast.AST) -> set[tuple[str, str] | None]:
+def _unsqueezed_pair(
+    left: ast.AST, right: ast.AST, rank: int | None
+) -> set[tuple[str, str] | None]:
     """``m.unsqueeze(2) & m.unsqueeze(1)``: new axes at a and a - 1 of one tensor.
 
     Of a ``[B, N]`` mask the higher one puts the positions on the query axis (``[B, N, 1]``),
-    the lower one on the key axis (``[B, 1, N]``).
+    the lower one on the key axis (``[B, 1, N]``).  ``rank``: m's, where known; the higher
+    axis must be it (``unsqueeze(2)`` of a 3-D mask is no query axis).
     """
     axes = []
     for node in (left, right):
@@ -5542,7 +5621,7 @@ def _unsqueezed_pair(left: ast.AST, right: ast.AST) -> set[tuple[str, str] | Non
             return {None}
         axes.append((ast.unparse(node.func.value), axis))
     (one, first), (other, second) = axes
-    if one != other or abs(first - second) != 1:
+    if one != other or abs(first - second) != 1 or rank not in (None, max(first, second)):
         return {None}
     return {
         (one, "query" if first > second else "key"),
