@@ -520,7 +520,7 @@ class Interpreter:
             for statement in tree.body
             if isinstance(statement, ast.ClassDef)
         }
-        self.aliases = _head_aliases(tree)
+        self.aliases = _head_aliases(tree, self.source.text)
         aliases = _HEAD_ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
@@ -564,7 +564,7 @@ class Interpreter:
     def outline(self, tree: ast.Module) -> None:
         """What another module offers a caller: its imports and functions, nothing run yet."""
         self.defs[0].update(_hoisted(tree.body))
-        self.aliases = _head_aliases(tree)
+        self.aliases = _head_aliases(tree, self.source.text)
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
@@ -5033,12 +5033,22 @@ _HEAD_ALIASES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
 """Names the module being read gives a head count and nothing else (:func:`_head_aliases`)."""
 
 
-def _head_aliases(tree: ast.Module) -> frozenset[str]:
+_ALIAS_LINE = re.compile(r"^[ \t]*(?:self\.)?(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(\w+)[ \t]*$", re.M)
+"""A line ``h = self.heads``: a candidate alias, found in the text before any tree is walked."""
+
+
+def _head_aliases(tree: ast.Module, text: str) -> frozenset[str]:
     """``self.h = heads``, ``h = self.num_heads``: names every assignment gives a head count.
 
     A name also assigned anything else, unpacked, looped over or taken as a parameter anywhere
-    in the module (``h`` is a height as often) is no alias.
+    in the module (``h`` is a height as often) is no alias.  The tree is walked only where the
+    text has a candidate line.
     """
+    if not any(
+        HEAD_COUNT.fullmatch(source.lstrip("_")) and not HEAD_COUNT.fullmatch(name.lstrip("_"))
+        for name, source in _ALIAS_LINE.findall(text)
+    ):
+        return frozenset()
     counts: set[str] = set()
     other: set[str] = set()
     for node in ast.walk(tree):
