@@ -4,8 +4,9 @@ Each case is right on torch (run and compared with a reference when it was writt
 to a reading the checker makes: a mask expanded per head and flipped with ``eq(0)``, pooling
 scores ``[B, S, 1]`` that take ``mask.unsqueeze(-1)`` rightly, an einops reshape of an image
 whose ``h`` is a height, a penalty built before its mask was inverted, ids transposed to the
-sequence-first layout, and causal triangles tiled for the heads (the same for every batch
-item, so no order of copies is wrong).  Its wrong twin, where one exists, is still found.
+sequence-first layout, causal triangles tiled for the heads (the same for every batch item,
+so no order of copies is wrong), and slot attention's softmax over the slots, renormalised
+over the inputs after it.  Its wrong twin, where one exists, is still found.
 """
 
 from __future__ import annotations
@@ -105,6 +106,16 @@ CASES |= {
 }
 
 
+CASES["slot-attention-normalises-over-the-slots-first"] = (
+    "def slot_step(slots, k, v, to_q, scale, eps=1e-8):\n"
+    "    q = to_q(slots)\n"
+    "    dots = torch.einsum('bid,bjd->bij', q, k) * scale\n"
+    "    attn = dots.softmax(dim=1) + eps  # the slots compete for each input\n"
+    "    attn = attn / attn.sum(dim=-1, keepdim=True)\n"
+    "    return torch.einsum('bjd,bij->bid', v, attn)\n"
+)
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_correct_code_gives_no_finding(name: str) -> None:
     found = check_source(_HEAD + CASES[name], "case.py")
@@ -123,3 +134,8 @@ def test_the_wrong_twins_are_still_found() -> None:
         "causal.unsqueeze(0).expand(B, L, L)", "x.sum(-1)[:, :, None] != x.sum(-1)[:, None, :]"
     )
     assert [f.code for f in check_source(_HEAD + tiled, "case.py")] == ["AM802"]
+    # the softmax over the slots with no renormalisation over the keys after it
+    slots = CASES["slot-attention-normalises-over-the-slots-first"].replace(
+        "    attn = attn / attn.sum(dim=-1, keepdim=True)\n", ""
+    )
+    assert [f.code for f in check_source(_HEAD + slots, "case.py")] == ["AM402"]

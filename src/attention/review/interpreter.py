@@ -2959,7 +2959,13 @@ class Interpreter:
     def axis_check(
         self, subject: Scores, dim: int | None, at: ast.AST | Arg, *, implicit: bool
     ) -> None:
-        """AM402: a softmax over an axis other than the scores' last (the keys)."""
+        """AM402: a softmax over an axis other than the scores' last (the keys).
+
+        Not where the weights are then divided by their own sum over the keys: slot attention
+        (Locatello et al.) normalises over the queries on purpose, then over the keys.
+        """
+        if self.renormalised_over_keys(at):
+            return
         if implicit and subject.ndim is not None:
             # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
             dim = 0 if subject.ndim in (0, 1, 3) else 1
@@ -2985,6 +2991,47 @@ class Interpreter:
                 "the keys sum to 1",
                 [("scores [..., L, S]", subject.origin)],
             )
+
+    def renormalised_over_keys(self, at: ast.AST | Arg) -> bool:
+        """``attn = dots.softmax(dim=1) + eps`` then ``attn / attn.sum(dim=-1, keepdim=True)``."""
+        node = at.value if isinstance(at, Arg) else at
+        if not self.functions:
+            return False
+        function = self.functions[-1]
+        names = {
+            statement.targets[0].id
+            for statement in ast.walk(function)
+            if isinstance(statement, ast.Assign)
+            and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)
+            and any(inner is node for inner in ast.walk(statement.value))
+        }
+        return (
+            any(
+                isinstance(division, ast.BinOp)
+                and isinstance(division.op, ast.Div)
+                and isinstance(division.left, ast.Name)
+                and division.left.id in names
+                and isinstance(division.right, ast.Call)
+                and isinstance(division.right.func, ast.Attribute)
+                and division.right.func.attr == "sum"
+                and last_name(division.right.func.value) == division.left.id
+                and any(
+                    int_literal(arg) == -1
+                    for arg in (
+                        *division.right.args,
+                        *(
+                            keyword.value
+                            for keyword in division.right.keywords
+                            if keyword.arg == "dim"
+                        ),
+                    )
+                )
+                for division in ast.walk(function)
+            )
+            if names
+            else False
+        )
 
     def enclosing_text(self) -> str:
         """The source of the innermost class, else function, else module being read."""
