@@ -102,6 +102,10 @@ def test_no_row_left_empty(body: str) -> None:
         "    w = torch.softmax(s, dim=-1)\n    return torch.nan_to_num(w) @ v\n",
         "    out = torch.softmax(s, dim=-1) @ v\n"
         "    return torch.where(torch.isnan(out), 0.0, out)\n",
+        # the padded queries' rows zeroed: the rows the mask left with no key
+        "    w = torch.softmax(s, dim=-1)\n"
+        "    return w.masked_fill(~valid.unsqueeze(-1), 0.0) @ v\n",
+        "    w = torch.softmax(s, dim=-1)\n    return w.masked_fill(~valid[..., None], 0.0) @ v\n",
     ],
 )
 def test_a_nan_guard_after_the_softmax_or_the_attention(guarded: str) -> None:
@@ -173,3 +177,16 @@ def test_padding_masks_of_both_axes_joined(fill: str, expected: list[str]) -> No
 def test_no_pair_of_unsqueezes(pair: str) -> None:
     body = f"    other = valid\n    pair = {pair}\n    s = s.masked_fill(~pair, float('-inf'))\n"
     assert findings(body + _READ) == []
+
+
+def test_zeroing_other_rows_is_no_guard() -> None:
+    """Rows of another mask, or the keys' axis, leave the padded queries' NaN rows."""
+    for zeroed in ("~other.unsqueeze(-1)", "~valid.unsqueeze(-2)", "valid.unsqueeze(-1)"):
+        body = (
+            "    other = valid\n"
+            "    pair = valid[:, :, None] & valid[:, None, :]\n"
+            "    s = s.masked_fill(~pair, float('-inf'))\n"
+            "    w = torch.softmax(s, dim=-1)\n"
+            f"    return w.masked_fill({zeroed}, 0.0) @ v\n"
+        )
+        assert [code for _, code in findings(body)] == ["AM602"], zeroed

@@ -3279,6 +3279,9 @@ class Interpreter:
         if isinstance(target, Weights) and args and _row_guard(self.code(args[0].value)):
             # w.masked_fill(w.isnan(), 0), w.masked_fill(~allowed.any(-1, keepdim=True), 0)
             return self.nan_guard(target) or target
+        if isinstance(target, Weights) and args and self.pair_rows_zeroed(args[0].value, target):
+            # w.masked_fill(~valid.unsqueeze(-1), 0.0): the padded queries' rows flushed
+            return self.nan_guard(target) or target
         if isinstance(target, Weights) and target.weak and isinstance(mask, Mask):
             return self.weak_released(target)
         if isinstance(target, Weights):
@@ -3907,6 +3910,25 @@ class Interpreter:
         ):
             return None
         return mask.empty_row if mask.row_value == (1.0 if where else 0.0) else None
+
+    def pair_rows_zeroed(self, condition: ast.AST, weights: Weights) -> bool:
+        """Whether ``condition`` picks the rows a pairwise mask left with no key.
+
+        ``~valid[..., None]`` after ``valid[..., :, None] & valid[..., None, :]``: the padded
+        queries, on the query axis, which a fill of 0 then flushes.
+        """
+        if weights.nan_at is None:
+            return False
+        pending = self.pending.get(id(weights.nan_at.node))
+        pair = pending.node if pending is not None and pending.code == "AM602" else None
+        if not (isinstance(pair, ast.BinOp) and isinstance(pair.op, ast.BitAnd)):
+            return False
+        sides = {_pair_side(pair.left), _pair_side(pair.right)}
+        if None in sides:
+            sides = _unsqueezed_pair(pair.left, pair.right, None)
+        bases = {side[0] for side in sides if side is not None}
+        picked = _pair_side(condition)
+        return len(bases) == 1 and picked == (f"~{next(iter(bases))}", "query")
 
     def nan_guard(self, weights: _Any | None) -> _Any | None:
         """Weights whose NaN rows are flushed (``nan_to_num``, ``torch.where(w.isnan(), 0, w)``)."""
