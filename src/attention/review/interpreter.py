@@ -22,7 +22,6 @@ silence.
 from __future__ import annotations
 
 import ast
-import contextvars
 import dataclasses
 import math
 import re
@@ -31,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from attention.review import heads
+from attention.review import head_counts, heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
@@ -61,7 +60,6 @@ from attention.review.sinks import (
     CONVENTIONS,
     FLOAT16_MAX,
     FLOAT_METHODS,
-    HEAD_COUNT,
     HEAD_NAMES,
     INT_METHODS,
     INTEGER_DTYPES,
@@ -86,7 +84,9 @@ from attention.review.syntax import (
     Arg,
     Source,
     call_args,
+    factors,
     has_division,
+    identifiers,
     int_literal,
     is_false,
     is_none,
@@ -520,13 +520,13 @@ class Interpreter:
             for statement in tree.body
             if isinstance(statement, ast.ClassDef)
         }
-        self.aliases = _head_aliases(tree, self.source.text)
-        aliases = _HEAD_ALIASES.set(self.aliases)
+        self.aliases = head_counts.aliases(tree, self.source.text)
+        aliases = head_counts.ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
             self.drop_contradicted_names(tree)
         finally:
-            _HEAD_ALIASES.reset(aliases)
+            head_counts.ALIASES.reset(aliases)
 
     def drop_contradicted_names(self, tree: ast.Module) -> None:
         """Drop a finding from a name where every caller in the module says otherwise.
@@ -564,7 +564,7 @@ class Interpreter:
     def outline(self, tree: ast.Module) -> None:
         """What another module offers a caller: its imports and functions, nothing run yet."""
         self.defs[0].update(_hoisted(tree.body))
-        self.aliases = _head_aliases(tree, self.source.text)
+        self.aliases = head_counts.aliases(tree, self.source.text)
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
@@ -983,13 +983,13 @@ class Interpreter:
             return None
         if id(function) not in reader.summaries and not MASK_WORDS.search(reader.code(function)):
             reader.summaries[id(function)] = None
-        aliases = _HEAD_ALIASES.set(reader.aliases)  # its own module's head-count names
+        aliases = head_counts.ALIASES.set(reader.aliases)  # its own module's head-count names
         try:
             value = reader.summary(function)
         except RecursionError:
             return None
         finally:
-            _HEAD_ALIASES.reset(aliases)
+            head_counts.ALIASES.reset(aliases)
         line = function.lineno
         where = Origin(node, f"returned by `{attr}` ({file.name}:{line})")
         if isinstance(value, Mask):
@@ -1671,10 +1671,10 @@ class Interpreter:
         Only a product of exactly a 0/1 mask and a constant (:meth:`penalty` takes only one of
         a penalty's size).
         """
-        factors = _factors(node)
-        if len(factors) != 2:
+        parts = factors(node)
+        if len(parts) != 2:
             return None
-        values = [self.ev(factor) for factor in factors]
+        values = [self.ev(factor) for factor in parts]
         masks = [value for value in values if isinstance(value, Mask) and value.kind == "mask"]
         consts = [value for value in values if isinstance(value, Const)]
         if len(masks) != 1 or len(consts) != 1:
@@ -2205,7 +2205,7 @@ class Interpreter:
             if (
                 along is not None
                 and int_literal(along.value) == 0
-                and _counts_heads(args[0].value)
+                and head_counts.counts(args[0].value)
                 and receiver.true_set is None  # a triangle: every order is right
             ):
                 return receiver.but(interleaved=origin)  # batch-major: b·H + h
@@ -3054,7 +3054,7 @@ class Interpreter:
         key = id(node)
         found = self.heads.get(key)
         if found is None:
-            found = self.heads[key] = not HEAD_NAMES.isdisjoint(_identifiers(node))
+            found = self.heads[key] = not HEAD_NAMES.isdisjoint(identifiers(node))
         return found
 
     def splits_heads(self) -> bool:
@@ -3070,9 +3070,9 @@ class Interpreter:
                     (
                         isinstance(node.func, ast.Attribute)
                         and node.func.attr in ("view", "reshape", "unflatten")
-                        and any(_counts_heads(size) for size in _size_nodes(self.args(node)))
+                        and any(head_counts.counts(size) for size in _size_nodes(self.args(node)))
                     )
-                    or _einops_split(node)
+                    or head_counts.einops_split(node)
                 )
                 for node in ast.walk(function)
             )
@@ -3089,8 +3089,8 @@ class Interpreter:
         name = width.rsplit(".", 1)[-1]
         for product in ast.walk(node):
             if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
-                factors = [last_name(factor) for factor in _factors(product)]
-                if name in factors and any(_counts_heads(f) for f in _factors(product)):
+                named = [last_name(factor) for factor in factors(product)]
+                if name in named and any(head_counts.counts(f) for f in factors(product)):
                     return True
         return False
 
@@ -3138,8 +3138,8 @@ class Interpreter:
         origin = Origin(node, "")
         if (
             len(sizes) == 4
-            and _counts_heads(sizes[2])
-            and not _counts_heads(sizes[0])
+            and head_counts.counts(sizes[2])
+            and not head_counts.counts(sizes[0])
             and int_literal(sizes[0]) != -1
             and (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]) or _second(sizes[1]))
         ):
@@ -3153,7 +3153,7 @@ class Interpreter:
             return None
         if len(sizes) != 3 or receiver.split is None:
             return None
-        merged = sorted(self.code(factor) for factor in _factors(sizes[0]))
+        merged = sorted(self.code(factor) for factor in factors(sizes[0]))
         if int_literal(sizes[0]) != -1 and merged != sorted(receiver.split):
             return None
         if not (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]) or _second(sizes[1])):
@@ -3465,7 +3465,7 @@ class Interpreter:
             isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign))
             and start < statement.lineno <= end
             and name
-            in _identifiers(
+            in identifiers(
                 ast.Tuple(
                     statement.targets if isinstance(statement, ast.Assign) else [statement.target]
                 )
@@ -4184,8 +4184,8 @@ class Interpreter:
         if method is None or any(arg.keyword or arg.star for arg in args):
             return None
         sizes = [arg.value for arg in args]
-        if method == "expand" and len(sizes) == 4 and _counts_heads(sizes[1]):
-            if _counts_heads(sizes[0]) or mask.unranked_at is not None or mask.true_set:
+        if method == "expand" and len(sizes) == 4 and head_counts.counts(sizes[1]):
+            if head_counts.counts(sizes[0]) or mask.unranked_at is not None or mask.true_set:
                 # (a rank the expand shows is read below; a triangle is the same for every
                 # batch item, so no order of tiling can be wrong)
                 return None
@@ -4199,7 +4199,9 @@ class Interpreter:
             return mask.but(head_axes=moved)  # only the batch and head axes moved
         if method in ("reshape", "view"):
             origin = Origin(node, "")
-            merged = len(sizes) == 3 and (int_literal(sizes[0]) == -1 or _counts_heads(sizes[0]))
+            merged = len(sizes) == 3 and (
+                int_literal(sizes[0]) == -1 or head_counts.counts(sizes[0])
+            )
             if merged and mask.head_axes == ("B", "H", "L", "S"):
                 return mask.but(head_axes=None, interleaved=origin, ndim=3)
             if merged and mask.head_axes == ("H", "B", "L", "S"):
@@ -4215,7 +4217,7 @@ class Interpreter:
             if (
                 isinstance(listed, (ast.List, ast.Tuple))
                 and len(listed.elts) == 1
-                and _counts_heads(count)
+                and head_counts.counts(count)
             ):
                 mask = self.ev(listed.elts[0])
                 # a triangle is the same for every batch item: any order of copies is right
@@ -4243,7 +4245,7 @@ class Interpreter:
             return False
         if [int_literal(arg.value) for arg in args[1:]] != [1, 1]:
             return False
-        return last_name(args[0].value) is not None and _counts_heads(args[0].value)
+        return last_name(args[0].value) is not None and head_counts.counts(args[0].value)
 
     def hand_written_softmax(
         self,
@@ -4319,10 +4321,10 @@ class Interpreter:
             known = list(values)
         else:
             return
-        heads = next((at for at, size in enumerate(sizes) if _counts_heads(size)), None)
+        heads = next((at for at, size in enumerate(sizes) if head_counts.counts(size)), None)
         if heads is None or not all(map(_batch_size, sizes[:heads])):
             return
-        if not all(_batch_size(f) or _counts_heads(f) for f in _factors(sizes[heads])):
+        if not all(_batch_size(f) or head_counts.counts(f) for f in factors(sizes[heads])):
             return
         positions = next(
             (
@@ -4933,19 +4935,6 @@ def _informative(value: object) -> bool:
     )
 
 
-def _identifiers(node: ast.AST) -> set[str]:
-    """Every name, attribute and parameter a node's code uses (no comment, no string)."""
-    found: set[str] = set()
-    for inner in ast.walk(node):
-        if isinstance(inner, ast.Name):
-            found.add(inner.id)
-        elif isinstance(inner, ast.Attribute):
-            found.add(inner.attr)
-        elif isinstance(inner, ast.arg):
-            found.add(inner.arg)
-    return found
-
-
 def _inside(node: ast.AST, function: _Function | ast.ClassDef) -> bool:
     """Whether a node lies in a function's (or class's) body (a caller's line does not)."""
     line: int = node.lineno  # type: ignore[attr-defined]
@@ -5062,90 +5051,6 @@ def _whole(element: ast.AST) -> bool:
         and element.lower is None
         and element.upper is None
         and element.step is None
-    )
-
-
-def _factors(node: ast.AST) -> list[ast.AST]:
-    """The factors of a product written with ``*`` (the node itself otherwise)."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
-        return [*_factors(node.left), *_factors(node.right)]
-    return [node]
-
-
-def _einops_split(node: ast.Call) -> bool:
-    """``rearrange(t, 'b n (h d) -> b h n d', h=heads)``: the heads split off a group.
-
-    An axis given a head count by keyword (``h=self.heads``, or a name the module gives one),
-    inside a group of the input and an axis of its own in the output; ``h=h`` of a height
-    (``'b (h w) c -> b c h w'``) is no split.
-    """
-    if last_name(node.func) != "rearrange" or len(node.args) < 2:
-        return False
-    pattern = string_literal(node.args[1])
-    if pattern is None or pattern.count("->") != 1:
-        return False
-    before, after = pattern.split("->")
-    grouped = {axis for group in re.findall(r"\(([^()]*)\)", before) for axis in group.split()}
-    alone = set(re.sub(r"\([^()]*\)", " ", after).split())
-    return any(
-        keyword.arg is not None
-        and keyword.arg in grouped
-        and keyword.arg in alone
-        and _counts_heads(keyword.value)
-        for keyword in node.keywords
-    )
-
-
-_HEAD_ALIASES: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar(
-    "head_aliases", default=frozenset()
-)
-"""Names the module being read gives a head count and nothing else (:func:`_head_aliases`)."""
-
-
-_ALIAS_LINE = re.compile(r"^[ \t]*(?:self\.)?(\w+)[ \t]*=[ \t]*(?:[\w.]+\.)?(\w+)[ \t]*$", re.M)
-"""A line ``h = self.heads``: a candidate alias, found in the text before any tree is walked."""
-
-
-def _head_aliases(tree: ast.Module, text: str) -> frozenset[str]:
-    """``self.h = heads``, ``h = self.num_heads``: names every assignment gives a head count.
-
-    A name also assigned anything else, unpacked, looped over or taken as a parameter anywhere
-    in the module (``h`` is a height as often) is no alias.  The tree is walked only where the
-    text has a candidate line.
-    """
-    if not any(
-        HEAD_COUNT.fullmatch(source.lstrip("_")) and not HEAD_COUNT.fullmatch(name.lstrip("_"))
-        for name, source in _ALIAS_LINE.findall(text)
-    ):
-        return frozenset()
-    counts: set[str] = set()
-    other: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Assign):
-            for target in node.targets:
-                name = last_name(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-                if name is None:
-                    other.update(_identifiers(target))
-                    continue
-                source = last_name(node.value)
-                counted = source is not None and HEAD_COUNT.fullmatch(source.lstrip("_"))
-                (counts if counted else other).add(name)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
-            other.update(_identifiers(node.target))
-        elif isinstance(node, ast.arg):
-            other.add(node.arg)
-    return frozenset(counts - other)
-
-
-def _counts_heads(node: ast.AST) -> bool:
-    """A size that is a head count, alone or as a factor (``bsz * self.num_heads``).
-
-    By its name, or by a name the module gives a head count (``self.h = heads``).
-    """
-    return any(
-        (name := last_name(factor)) is not None
-        and (HEAD_COUNT.fullmatch(name.lstrip("_")) is not None or name in _HEAD_ALIASES.get())
-        for factor in _factors(node)
     )
 
 

@@ -273,3 +273,23 @@ def has_division(node: ast.AST) -> bool:
         isinstance(inner, ast.BinOp) and isinstance(inner.op, (ast.Div, ast.FloorDiv))
         for inner in ast.walk(node)
     )
+
+
+def factors(node: ast.AST) -> list[ast.AST]:
+    """The factors of a product written with ``*`` (the node itself otherwise)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+        return [*factors(node.left), *factors(node.right)]
+    return [node]
+
+
+def identifiers(node: ast.AST) -> set[str]:
+    """Every name, attribute and parameter a node's code uses (no comment, no string)."""
+    found: set[str] = set()
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            found.add(inner.id)
+        elif isinstance(inner, ast.Attribute):
+            found.add(inner.attr)
+        elif isinstance(inner, ast.arg):
+            found.add(inner.arg)
+    return found
