@@ -1630,9 +1630,7 @@ class Interpreter:
         value on every key: read as allowed (forbidden), that row allows no key.  The row is
         empty only where the data has such a position, so it is a warning (AM602).
         """
-        sides = {_pair_side(left_node), _pair_side(right_node)}
-        if None in sides:
-            sides = _unsqueezed_pair(left_node, right_node, self.rank_of(left_node))
+        sides = _pair_sides(left_node, right_node, self.rank_of(left_node))
         bases = {side[0] for side in sides if side is not None}
         if None in sides or len(sides) != 2 or len(bases) != 1:
             return None  # one tensor, once on the query axis and once on the key axis
@@ -3923,9 +3921,7 @@ class Interpreter:
         pair = pending.node if pending is not None and pending.code == "AM602" else None
         if not (isinstance(pair, ast.BinOp) and isinstance(pair.op, ast.BitAnd)):
             return False
-        sides = {_pair_side(pair.left), _pair_side(pair.right)}
-        if None in sides:
-            sides = _unsqueezed_pair(pair.left, pair.right, None)
+        sides = _pair_sides(pair.left, pair.right, None)
         bases = {side[0] for side in sides if side is not None}
         picked = _pair_side(condition)
         return len(bases) == 1 and picked == (f"~{next(iter(bases))}", "query")
@@ -5124,20 +5120,27 @@ def _ids_layout(function: ast.AST, name: str) -> set[str]:
     return said
 
 
+def _size_read(node: ast.AST, axis: int, *, unpacked: bool = False) -> bool:
+    """``x.size(axis)`` or ``x.shape[axis]`` (``unpacked``: also ``s[axis]`` of ``s = x.shape``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [axis]
+    return (
+        isinstance(node, ast.Subscript)
+        and (
+            (isinstance(node.value, ast.Attribute) and node.value.attr == "shape")
+            or (unpacked and isinstance(node.value, ast.Name))
+        )
+        and int_literal(node.slice) == axis
+    )
+
+
 def _second(node: ast.AST) -> bool:
     """A tensor's own second size, ``s[1]`` of ``s = x.shape``, ``x.shape[1]``, ``x.size(1)``.
 
     Kept second in a split into heads and again in the merge, it is the length: a batch axis
     there would attend across batch items.
     """
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [1]
-    return (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, (ast.Name, ast.Attribute))
-        and (isinstance(node.value, ast.Name) or node.value.attr == "shape")
-        and int_literal(node.slice) == 1
-    )
+    return _size_read(node, 1, unpacked=True)
 
 
 def _batch_size(node: ast.AST) -> bool:
@@ -5145,14 +5148,7 @@ def _batch_size(node: ast.AST) -> bool:
     name = last_name(node)
     if name is not None:
         return _BATCH.fullmatch(name) is not None
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [0]
-    return (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, ast.Attribute)
-        and node.value.attr == "shape"
-        and int_literal(node.slice) == 0
-    )
+    return _size_read(node, 0)
 
 
 def _role(name: str | None) -> str | None:
@@ -5589,28 +5585,39 @@ def _unsqueezed_pair(
     the lower one on the key axis (``[B, 1, N]``).  ``rank``: m's, where known; the higher
     axis must be it (``unsqueeze(2)`` of a 3-D mask is no query axis).
     """
-    axes = []
-    for node in (left, right):
-        if not (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "unsqueeze"
-            and len(node.args) == 1
-            and not node.keywords
-            and isinstance(node.func.value, (ast.Name, ast.Attribute))
-        ):
-            return {None}
-        axis = int_literal(node.args[0])
-        if axis is None or axis < 1:
-            return {None}
-        axes.append((ast.unparse(node.func.value), axis))
-    (one, first), (other, second) = axes
-    if one != other or abs(first - second) != 1 or rank not in (None, max(first, second)):
+    left_view, right_view = _unsqueezed(left), _unsqueezed(right)
+    if left_view is None or right_view is None:
+        return {None}
+    (one, first), (other, second) = left_view, right_view
+    if min(first, second) < 1 or one != other or abs(first - second) != 1:
+        return {None}
+    if rank not in (None, max(first, second)):
         return {None}
     return {
         (one, "query" if first > second else "key"),
         (other, "query" if second > first else "key"),
     }
+
+
+def _unsqueezed(node: ast.AST) -> tuple[str, int] | None:
+    """``m.unsqueeze(a)`` of a name with a literal axis: m's text and a."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "unsqueeze"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.func.value, (ast.Name, ast.Attribute))
+    ):
+        return None
+    axis = int_literal(node.args[0])
+    return (ast.unparse(node.func.value), axis) if axis is not None else None
+
+
+def _pair_sides(left: ast.AST, right: ast.AST, rank: int | None) -> set[tuple[str, str] | None]:
+    """The two views of ``left & right``, each with the axis it puts the positions on."""
+    sides = {_pair_side(left), _pair_side(right)}
+    return _unsqueezed_pair(left, right, rank) if None in sides else sides
 
 
 def _pair_side(node: ast.AST) -> tuple[str, str] | None:
@@ -5623,17 +5630,10 @@ def _pair_side(node: ast.AST) -> tuple[str, str] | None:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         inner = _pair_side(node.operand)
         return (f"~{inner[0]}", inner[1]) if inner is not None else None
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "unsqueeze"
-        and len(node.args) == 1
-        and not node.keywords
-        and isinstance(node.func.value, (ast.Name, ast.Attribute))
-    ):
-        axis = int_literal(node.args[0])
-        side = {-1: "query", -2: "key"}.get(axis) if axis is not None else None
-        return (ast.unparse(node.func.value), side) if side else None
+    unsqueezed = _unsqueezed(node)
+    if unsqueezed is not None:
+        side = {-1: "query", -2: "key"}.get(unsqueezed[1])
+        return (unsqueezed[0], side) if side else None
     if not (
         isinstance(node, ast.Subscript)
         and isinstance(node.value, (ast.Name, ast.Attribute))
