@@ -3004,31 +3004,8 @@ class Interpreter:
             and isinstance(statement.targets[0], ast.Name)
             and any(inner is node for inner in ast.walk(statement.value))
         }
-        return (
-            any(
-                isinstance(division, ast.BinOp)
-                and isinstance(division.op, ast.Div)
-                and isinstance(division.left, ast.Name)
-                and division.left.id in names
-                and isinstance(division.right, ast.Call)
-                and isinstance(division.right.func, ast.Attribute)
-                and division.right.func.attr == "sum"
-                and last_name(division.right.func.value) == division.left.id
-                and any(
-                    int_literal(arg) == -1
-                    for arg in (
-                        *division.right.args,
-                        *(
-                            keyword.value
-                            for keyword in division.right.keywords
-                            if keyword.arg == "dim"
-                        ),
-                    )
-                )
-                for division in ast.walk(function)
-            )
-            if names
-            else False
+        return bool(names) and any(
+            _over_its_key_sum(division, names) for division in ast.walk(function)
         )
 
     def enclosing_text(self) -> str:
@@ -5597,6 +5574,23 @@ def _unsqueezed_pair(
         (one, "query" if first > second else "key"),
         (other, "query" if second > first else "key"),
     }
+
+
+def _over_its_key_sum(node: ast.AST, names: set[str]) -> bool:
+    """``w / w.sum(dim=-1, keepdim=True)`` (or ``.sum(-1)``) for ``w`` one of ``names``."""
+    if not (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and isinstance(node.left, ast.Name)
+        and node.left.id in names
+        and isinstance(node.right, ast.Call)
+        and isinstance(node.right.func, ast.Attribute)
+        and node.right.func.attr == "sum"
+        and last_name(node.right.func.value) == node.left.id
+    ):
+        return False
+    dims = [*node.right.args, *(k.value for k in node.right.keywords if k.arg == "dim")]
+    return any(int_literal(dim) == -1 for dim in dims)
 
 
 def _unsqueezed(node: ast.AST) -> tuple[str, int] | None:
