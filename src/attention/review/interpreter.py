@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from attention.review import head_counts, heads
+from attention.review import extended_masks, head_counts, heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
@@ -407,6 +407,7 @@ class Interpreter:
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
         self.aliases: frozenset[str] = frozenset()  # head-count names of this module
+        self.converting: frozenset[int] = frozenset()  # functions making an HF mask additive
         self.summarising = False
         self.specialising = 0
         self.helper_calls: list[tuple[_Function, ast.Call]] = []
@@ -521,12 +522,24 @@ class Interpreter:
             if isinstance(statement, ast.ClassDef)
         }
         self.aliases = head_counts.aliases(tree, self.source.text)
+        self.converting = extended_masks.converting(tree)
         aliases = head_counts.ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
             self.drop_contradicted_names(tree)
         finally:
             head_counts.ALIASES.reset(aliases)
+
+    def handed_an_additive_mask(self) -> bool:
+        """Whether this function's ``attention_mask`` is what the module made additive.
+
+        Where the module turns the tokenizer's 1/0 mask into an additive one in some function
+        (:mod:`~attention.review.extended_masks`) and this is another function, the parameter
+        is what that conversion hands down its layers, not the tokenizer's mask its name says.
+        """
+        return bool(self.converting) and not (
+            self.functions and id(self.functions[-1]) in self.converting
+        )
 
     def drop_contradicted_names(self, tree: ast.Module) -> None:
         """Drop a finding from a name where every caller in the module says otherwise.
@@ -565,6 +578,7 @@ class Interpreter:
         """What another module offers a caller: its imports and functions, nothing run yet."""
         self.defs[0].update(_hoisted(tree.body))
         self.aliases = head_counts.aliases(tree, self.source.text)
+        self.converting = extended_masks.converting(tree)
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
@@ -1116,6 +1130,8 @@ class Interpreter:
                 return mask_from_name(node.id, node)
             if isinstance(found, _Param):
                 named = mask_from_name(node.id, node)
+                if named is not None and named.hf and self.handed_an_additive_mask():
+                    return None
                 if named is not None and found.boolean:
                     # a Boolean named like an integer HF mask: the name no longer tells its meaning
                     return None if named.hf else named.but(dtype="bool")
