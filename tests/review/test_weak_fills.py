@@ -220,3 +220,47 @@ def test_a_fill_tensor_of_one_constant_is_that_constant(
     are padding, as ``torch.where(pad, s, finfo.min)`` does."""
     body = f"    s = torch.where((ids == pad)[:, None, None, :], {branches})\n"
     assert findings(body + _READ) == expected
+
+
+def param_findings(body: str) -> list[tuple[int, str]]:
+    """The mask is a parameter: nothing says its convention, the weak fill is wrong either way."""
+    source = _HEAD + "def attend(q, k, v, mask, scale):\n" + _SCORES + body + _READ
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = torch.where(mask, s, 0.0)\n",
+        "    s = torch.where(mask.bool(), s, torch.zeros_like(s))\n",
+        "    s = torch.where(mask[:, None, None, :], s, torch.full_like(s, 1e-9))\n",
+        "    s = s * mask\n",  # 0 where the mask is 0 (or False), not -inf
+        "    s = mask * s\n",
+    ],
+)
+def test_a_mask_parameter_picks_a_weak_fill(fill: str) -> None:
+    assert param_findings(fill) == [(6, "AM203")]
+
+
+@pytest.mark.parametrize(
+    "fill",
+    [
+        "    s = torch.where(mask, s, float('-inf'))\n",
+        "    s = torch.where(s.isnan(), 0.0, s)\n",  # a guard
+        "    s = torch.where(s > s.mean(), s, 0.0)\n",  # a threshold
+        "    s = s * scale\n",  # a scale, not a mask
+        "    mask = torch.randn(3)\n    s = s * mask\n",  # made here: no 0/1 mask
+    ],
+)
+def test_no_weak_fill_from_a_parameter(fill: str) -> None:
+    assert param_findings(fill) == []
+
+
+def test_the_claim_on_torch_for_a_product() -> None:
+    """Scores times a 0/1 mask: the masked key's score is 0, and it keeps a weight."""
+    import torch
+
+    scores = torch.tensor([[2.0, 1.0, 3.0]])
+    mask = torch.tensor([[1.0, 1.0, 0.0]])
+    weights = torch.softmax(scores * mask, dim=-1)
+    assert round(weights[0, 2].item(), 2) == 0.09

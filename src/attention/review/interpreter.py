@@ -1532,7 +1532,9 @@ class Interpreter:
                 return pair  # m.unsqueeze(-1) * m.unsqueeze(-2): 1 where both are
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
-                if isinstance(this, Scores) and _zero_one(other):
+                if isinstance(this, Scores) and (
+                    _zero_one(other) or (other is None and _named_mask(other_node, self.lookup))
+                ):
                     return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
                     return self.scaled(this, other, other_node, divide=False)
@@ -3551,8 +3553,16 @@ class Interpreter:
             ),
             None,
         )
-        if scores is not None and isinstance(condition, Mask) and weak is not None:
-            # torch.where(mask, scores, 0.0): the masked scores become 0, not -inf
+        if (
+            scores is not None
+            and weak is not None
+            and (
+                isinstance(condition, Mask)
+                or _unknown_condition(condition, args[0].value, [a.value for a in args[1:]])
+            )
+        ):
+            # torch.where(mask, scores, 0.0): the masked scores become 0, not -inf; a condition
+            # of unknown meaning too (scores where it holds, a weak number where it does not)
             return self.weak_fill(scores, weak)
         if both and any(penalties) and any(kept):
             penalty = branches[0] if penalties[0] else branches[1]
@@ -5225,6 +5235,33 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     )
     full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _unknown_condition(value: object, node: ast.AST, branches: list[ast.expr]) -> bool:
+    """A condition nothing is known of (``mask``, ``mask.bool()``), not a test of the scores.
+
+    ``torch.where(s > 0, s, 0.0)`` is a threshold: a condition that compares, or reads what a
+    branch reads, is not a mask.
+    """
+    return (
+        (value is None or isinstance(value, _Param))
+        and not isinstance(node, (ast.Compare, ast.BoolOp))
+        and not identifiers(node) & set().union(*map(identifiers, branches))
+    )
+
+
+def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
+    """A parameter named a mask (``mask``, ``attn_mask``) that nothing else says anything of.
+
+    Multiplied into scores, it is 0/1 or Boolean (an additive mask is added, a scale is not
+    named a mask): the masked scores become 0.  A tensor the function makes is what the code
+    says it is, not what its name does.
+    """
+    return (
+        isinstance(node, ast.Name)
+        and isinstance(lookup(node.id), _Param)
+        and node.id.lower().strip("_").endswith("mask")
+    )
 
 
 def _zero_one(value: object) -> bool:
