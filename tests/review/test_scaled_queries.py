@@ -228,3 +228,36 @@ def test_a_scaled_query_split_by_einops(pattern: str, heads: str, expected: list
     (lucidrains/vit-pytorch#65's shape of the scale from the width)."""
     source = _EINOPS.format(pattern=pattern, heads=heads)
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+_UNBOUND = """import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, num_heads=8):
+        super().__init__()
+        self.num_heads = num_heads
+        self.head_dim = dim // num_heads
+        self.scale = {scale}
+        self.qkv = nn.Linear(dim, dim * 3)
+
+    def forward(self, x):
+        B, N, C = x.shape
+        qkv = self.qkv(x).reshape(B, N, 3, self.num_heads, self.head_dim).permute(2, 0, 3, 1, 4)
+        q, k, v = qkv.unbind(0)
+        q = q * self.scale
+        attn = (q @ k.transpose(-2, -1)).softmax(dim=-1)
+        return attn @ v
+"""
+
+
+@pytest.mark.parametrize(
+    ("scale", "expected"), [("dim ** -0.5", [("AM502", 10)]), ("self.head_dim ** -0.5", [])]
+)
+def test_a_query_the_pass_does_not_know_carries_its_scale(
+    scale: str, expected: list[tuple[str, int]]
+) -> None:
+    """timm's layer with the width's scale: `q * self.scale` of an unbound query."""
+    source = _UNBOUND.format(scale=scale)
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -1495,7 +1495,7 @@ class Interpreter:
         if isinstance(operator, ast.MatMult):
             if isinstance(left, Weights) and left.nan_at is not None:
                 return _Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
-            if isinstance(right, _Transposed):
+            if isinstance(right, _Transposed) and not _keys_first(left_node, right_node):
                 ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
                 if ndim is None and right.sizes is not None:
                     ndim = len(right.sizes)
@@ -2210,7 +2210,12 @@ class Interpreter:
         if method in ("view", "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
             ndim = len(args) if len(args) >= 2 else None
-            return dataclasses.replace(receiver, ndim=ndim)
+            merged = receiver.merged
+            if _folds_the_keys(receiver.ndim, [arg.value for arg in args]):
+                merged = origin
+            return dataclasses.replace(receiver, ndim=ndim, merged=merged)
+        if method == "flatten" and isinstance(receiver, Scores):
+            return self.flattened(receiver, node, values, origin)
         if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
             return receiver
         if method in ("repeat_interleave", "repeat") and receiver is None:
@@ -2326,12 +2331,18 @@ class Interpreter:
             return _Transposed(origin, sizes)
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
-            if isinstance(values[0], _Transposed):
+            if isinstance(values[0], _Transposed) and not (
+                isinstance(func, ast.Attribute) and _keys_first(func.value, args[0].value)
+            ):
                 rank = len(values[0].sizes) if values[0].sizes is not None else None
                 return self.query_key(origin, receiver, values[0], 2 if method == "mm" else rank)
             return None
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
-            if len(values) >= 2 and isinstance(values[1], _Transposed):
+            if (
+                len(values) >= 2
+                and isinstance(values[1], _Transposed)
+                and not _keys_first(args[0].value, args[1].value)
+            ):
                 keys = values[1]
                 rank = len(keys.sizes) if keys.sizes is not None else None
                 # bmm: [B, L, S] exactly
@@ -2972,6 +2983,27 @@ class Interpreter:
             weak=tuple(weak),
         )
 
+    def flattened(
+        self, scores: Scores, node: ast.Call, values: list[_Any | None], origin: Origin
+    ) -> Scores:
+        """``s.flatten(start)``: the axes from ``start`` to the last become one.
+
+        Where the scores' rank is known and ``start`` is before the key axis, the keys are folded
+        in with the axes before them (DETR's ``weights.flatten(2)`` of [b, q, n, h, w]).
+        """
+        start, _ = self.argument(node, values, 0, "start_dim")
+        end, _ = self.argument(node, values, 1, "end_dim")
+        first = 0 if start is None else int_literal(start.value)
+        last = -1 if end is None else int_literal(end.value)
+        if scores.ndim is None or first is None or last is None:
+            return dataclasses.replace(scores, ndim=None)
+        first, last = first % scores.ndim, last % scores.ndim
+        ndim = scores.ndim - (last - first)
+        if first < scores.ndim - scores.key_axes and last == scores.ndim - 1:
+            return dataclasses.replace(scores, ndim=ndim, merged=origin, key_axes=1)
+        keys = scores.key_axes - (last - first) if last == scores.ndim - 1 else scores.key_axes
+        return dataclasses.replace(scores, ndim=ndim, key_axes=max(keys, 1))
+
     def axis_check(
         self, subject: Scores, dim: int | None, at: ast.AST | Arg, *, implicit: bool
     ) -> None:
@@ -2981,6 +3013,18 @@ class Interpreter:
         (Locatello et al.) normalises over the queries on purpose, then over the keys.
         """
         if self.renormalised_over_keys(at):
+            return
+        last = dim == -1 or (
+            dim is not None and subject.ndim is not None and dim == subject.ndim - 1
+        )
+        if subject.merged is not None and (last or (implicit and subject.ndim == 2)):
+            self.hit(
+                "AM402",
+                at,
+                "each query's weights must sum to 1 over its keys alone; after the key axis was "
+                "folded in with other axes, this softmax normalises over them together",
+                [("the key axis folded in with others", subject.merged)],
+            )
             return
         if implicit and subject.ndim is not None:
             # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
@@ -3173,6 +3217,9 @@ class Interpreter:
         parted = any(map(_parted, (query, key))) or self.splits_heads()
         for side in (query, key):
             carried = side.scale if isinstance(side, (_ScaledTensor, _Transposed)) else None
+            if isinstance(side, Scale) and side.width is not None:
+                # `q = q * self.scale` of a query the pass does not know: the scale it carries
+                carried = (side, side.origin.node, False)
             if carried is not None:
                 scale, at, divide = carried
                 scores = self.scaled(scores, scale, at, divide=divide, parted=parted)
@@ -5154,6 +5201,17 @@ def _batch_size(node: ast.AST) -> bool:
     return _size_read(node, 0)
 
 
+def _keys_first(left: ast.AST, right: ast.AST) -> bool:
+    """``keys @ queries.transpose(1, 2)``: scores laid out [B, S, L], keys before queries.
+
+    Named so on both sides, the product's key axis is not its last one: it is not read as
+    scores (``softmax(dim=1)`` is right there).
+    """
+    while isinstance(right, ast.Call) and isinstance(right.func, ast.Attribute):
+        right = right.func.value  # queries.transpose(1, 2), queries.permute(0, 2, 1)
+    return _role(last_name(left)) == "key" and _role(last_name(right)) == "query"
+
+
 def _role(name: str | None) -> str | None:
     """Which sequence a name counts or holds: ``"query"``, ``"key"`` or None."""
     if name is None:
@@ -5235,6 +5293,23 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     )
     full = unchanged and all(c.finfo for c in ranged) and len(ranged) == 1
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
+
+
+def _folds_the_keys(ndim: int | None, sizes: list[ast.expr]) -> bool:
+    """``view`` / ``reshape`` that keeps every axis but the last two and multiplies those.
+
+    ``s.reshape(B, H, L * S)`` of 4-D scores folds the keys in with the queries;
+    ``s.reshape(B * H, L, S)`` keeps them alone.  A ``-1``, or a size that is itself a product
+    before the last (``bh``, ``B * H``), leaves unsaid which axes the last one holds: not read.
+    """
+    if ndim is None or len(sizes) != ndim - 1 or len(sizes) < 2:
+        return False
+    *kept, last = sizes
+    return (
+        isinstance(last, ast.BinOp)
+        and isinstance(last.op, ast.Mult)
+        and not any(isinstance(size, ast.BinOp) or int_literal(size) == -1 for size in kept)
+    )
 
 
 def _unknown_condition(value: object, node: ast.AST, branches: list[ast.expr]) -> bool:
@@ -5460,12 +5535,20 @@ def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any 
     if len(parts) != 2 or not parts[0] or not parts[1]:
         return None
     contracted = parts[0][-1]
-    last = output.replace(".", "")[-1:] if output.replace(".", "") else ""
-    key_last = last in parts[1] and last not in parts[0]
-    if parts[1][-1] == contracted and contracted not in output:
-        if not key_last:
-            return None
-        return Scores(origin, scaled=_scaled(values[1]), ndim=len(output.replace(".", "")))
+    letters = output.replace(".", "")
+    keys = len(letters) - len(letters.rstrip("".join(set(parts[1]) - set(parts[0]))))
+    if contracted not in parts[1] or contracted in output or not keys:
+        return None
+    # the query's features against the key's, last in both ("bhid,bhjd->bhij"), or a scaled
+    # query against the two (or more) axes of a key feature map (DETR's "bqnc,bnchw->bqnhw"):
+    # weights times values ("bqj,bjhw->bqhw") have that shape too, and no scale
+    query = args[1].value
+    scaled = _scaled(values[0]) or (
+        isinstance(query, ast.BinOp) and isinstance(query.op, (ast.Mult, ast.Div))
+    )
+    feature_map = keys >= 2 and parts[1].endswith(letters[-keys:]) and scaled
+    if parts[1][-1] == contracted or feature_map:
+        return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_axes=keys)
     return None
 
 

@@ -251,7 +251,9 @@ class Scores:
     a mask that leaves one query row all -inf was built.  ``penalised``: where a mask's penalty
     (-inf, a large negative fill, an additive mask) went into them.  ``major``: how their
     ``[B·H, L, S]`` rows are ordered, where the head split shows it
-    (:mod:`~attention.review.heads`).
+    (:mod:`~attention.review.heads`).  ``merged``: where a ``view`` / ``reshape`` / ``flatten``
+    folded the key axis into one with other axes (``s.reshape(B, H, L * S)``).  ``key_axes``:
+    how many trailing axes index the keys (2 for an einsum's ``...hw`` of a feature map).
     """
 
     origin: Origin
@@ -266,6 +268,8 @@ class Scores:
     empty_row: Origin | None = None
     penalised: Origin | None = None
     major: Literal["batch", "head"] | None = None
+    merged: Origin | None = None
+    key_axes: int = 1
 
 
 @dataclass(frozen=True)

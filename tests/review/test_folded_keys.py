@@ -1,0 +1,82 @@
+"""A softmax over the key axis after a reshape or flatten folded it in with other axes (AM402).
+
+DETR's ``MHAttentionMap`` took ``softmax(weights.flatten(2))`` of einsum's ``[b, q, n, h, w]``:
+one softmax over the heads and the pixels together (facebookresearch/detr#247; the fix is
+``flatten(3)``, which folds only the key axes ``h, w``).  ``s.view(B, H, L * L)`` of 4-D scores
+does the same to the queries.  A reshape that keeps the keys alone (``s.reshape(B * H * L, L)``)
+is right, and a size that leaves unsaid which axes it holds (``-1``, ``bh``) is not read.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from attention.review.check import check_source
+
+_DETR = """import torch
+import torch.nn.functional as F
+
+
+def attention_map(qh, kh):
+    weights = torch.einsum("bqnc,bnchw->bqnhw", qh * 0.5, kh)
+    return F.softmax(weights.flatten({start}), dim=-1).view(weights.size())
+"""
+
+_RESHAPED = """import torch
+
+
+def weights(q, k):
+    B, H, L, D = q.shape
+    s = (q @ k.transpose(-2, -1)) / D**0.5
+    return s.{shape}.softmax(-1).view(B, H, L, L)
+"""
+
+
+def codes(source: str) -> list[tuple[int, str]]:
+    return [(finding.line, finding.code) for finding in check_source(source, "case.py")]
+
+
+def test_flatten_folds_the_heads_into_the_pixels() -> None:
+    assert codes(_DETR.format(start=2)) == [(7, "AM402")]
+    assert codes(_DETR.format(start="start_dim=1")) == [(7, "AM402")]
+
+
+@pytest.mark.parametrize("start", ["3", "-2", "start_dim=3"])
+def test_flatten_of_the_key_axes_alone(start: str) -> None:
+    assert codes(_DETR.format(start=start)) == []
+
+
+def test_weights_times_values_are_no_scores() -> None:
+    """``bhij,bhjd->bhid`` has the shape of ``bhid,bhdj->bhij``: it is read as neither."""
+    source = _DETR.replace('"bqnc,bnchw->bqnhw", qh * 0.5, kh', '"bqj,bjhw->bqhw", qh, kh')
+    assert codes(source.format(start=1)) == []
+
+
+@pytest.mark.parametrize("shape", ["view(B, H, L * L)", "reshape(B, H, L * L)"])
+def test_a_reshape_folds_the_queries_into_the_keys(shape: str) -> None:
+    assert codes(_RESHAPED.format(shape=shape)) == [(7, "AM402")]
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        "reshape(B * H * L, L)",  # every key axis alone
+        "view(B * H, L, L)",
+        "view(B, H, -1)",  # -1: not read
+        "view(B * H, L * L)",  # a product before the last: not read
+    ],
+)
+def test_a_reshape_that_keeps_the_keys_or_says_nothing(shape: str) -> None:
+    assert codes(_RESHAPED.format(shape=shape)) == []
+
+
+def test_the_claim_on_torch() -> None:
+    """Over heads and pixels together, each head's map sums to its share, not to 1."""
+    torch.manual_seed(0)
+    weights = torch.randn(1, 1, 2, 2, 3)  # [b, q, n, h, w]
+    joint = torch.softmax(weights.flatten(2), dim=-1).view(weights.size())
+    per_head = torch.softmax(weights.flatten(3), dim=-1).view(weights.size())
+    assert per_head.sum(dim=(-2, -1)).allclose(torch.ones(1, 1, 2))
+    assert not joint.sum(dim=(-2, -1)).allclose(torch.ones(1, 1, 2))
+    assert joint.sum(dim=(-3, -2, -1)).allclose(torch.ones(1, 1))
