@@ -1496,10 +1496,18 @@ class Interpreter:
             if isinstance(left, Weights) and left.nan_at is not None:
                 return _Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
             if isinstance(right, _Transposed) and not _keys_first(left_node, right_node):
-                ndim = len(left.sizes) if isinstance(left, _Tensor) and left.sizes else None
+                ndim = (
+                    len(left.sizes)
+                    if isinstance(left, (_Tensor, _Transposed)) and left.sizes
+                    else None
+                )
                 if ndim is None and right.sizes is not None:
                     ndim = len(right.sizes)
                 return self.query_key(origin, left, right, ndim)
+            if isinstance(left, _Transposed) and _features_first(left_node, right_node):
+                # q.transpose(-2, -1) @ k of [B, H, d, N] queries and keys (channels first)
+                ndim = len(left.sizes) if left.sizes else None
+                return Scores(origin, scaled=left.scaled, ndim=ndim)
             if (
                 isinstance(left, _Tensor)
                 and isinstance(right, _Tensor)
@@ -2006,13 +2014,8 @@ class Interpreter:
                 part = receiver if isinstance(receiver, _Tensor) and not receiver.axes else None
                 return _Tuple(origin, (part,) * count)
             return None
-        if method == "unbind" and isinstance(receiver, _Tensor) and receiver.sizes:
-            axis = int_literal(args[0].value) if args else 0
-            count = receiver.sizes[0].value if axis == 0 else None
-            if count is not None and count <= 16:
-                each = _Tensor(origin, receiver.dtype, receiver.wide, sizes=receiver.sizes[1:])
-                return _Tuple(origin, (each,) * count)
-            return None
+        if method == "unbind" and isinstance(receiver, (_Tensor, _Transposed)) and receiver.sizes:
+            return _unbound(receiver, receiver.sizes, args, origin)
         if qualified == "functools.partial" and args and isinstance(args[0].value, ast.Name):
             bound = self.function_named(args[0].value.id, method=False)
             if bound is not None and not any(arg.star for arg in args):
@@ -5199,6 +5202,37 @@ def _batch_size(node: ast.AST) -> bool:
     if name is not None:
         return _BATCH.fullmatch(name) is not None
     return _size_read(node, 0)
+
+
+def _unbound(
+    receiver: _Tensor | _Transposed, shape: tuple[_Dim, ...], args: list[Arg], origin: Origin
+) -> _Any | None:
+    """``x.unbind(a)``: the parts along axis ``a`` (timm's ``qkv.unbind(0)`` of [3, B, H, N, d]).
+
+    As many parts as the axis is long, where that is known; else a tensor with that axis moved
+    first, which unpacks (or indexes) to the same parts.
+    """
+    axis = int_literal(args[0].value) if args else 0
+    rank = len(shape)
+    if axis is None or not -rank <= axis < rank:
+        return None
+    axis %= rank
+    count = shape[axis].value
+    dtype = receiver.dtype if isinstance(receiver, _Tensor) else None
+    wide = isinstance(receiver, _Tensor) and receiver.wide
+    rest = shape[:axis] + shape[axis + 1 :]
+    if count is not None and count <= 16:
+        return _Tuple(origin, (_Tensor(origin, dtype, wide, sizes=rest),) * count)
+    return _Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
+
+
+def _features_first(left: ast.AST, right: ast.AST) -> bool:
+    """``q.transpose(-2, -1) @ k``: queries and keys laid out [..., d, N], named so."""
+    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute)):
+        return False
+    if left.func.attr not in ("transpose", "permute", "mT", "t"):
+        return False
+    return _role(last_name(left.func.value)) == "query" and _role(last_name(right)) == "key"
 
 
 def _keys_first(left: ast.AST, right: ast.AST) -> bool:
