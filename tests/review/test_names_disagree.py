@@ -79,3 +79,33 @@ def test_an_attribute_named_for_its_meaning() -> None:
     assert check_source(body, "case.py") == []
     kept = body.replace("self.remove", "self.cached")
     assert [finding.code for finding in check_source(kept, "case.py")] == ["AM105"]
+
+
+_HELPER = """import torch
+from torch import nn
+
+
+def lengths_to_padding_mask(lengths, max_len):
+    \"\"\"For src_key_padding_mask: True marks padded frames.\"\"\"
+    return torch.arange(max_len)[None, :] {op} lengths[:, None]
+
+
+class Encoder(nn.Module):
+    def __init__(self, d_model, nhead):
+        super().__init__()
+        layer = nn.TransformerEncoderLayer(d_model, nhead, batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, 2)
+
+    def forward(self, x, lengths):
+        padding_mask = lengths_to_padding_mask(lengths, x.size(1))
+        return self.encoder(x, src_key_padding_mask=padding_mask)
+"""
+
+
+@pytest.mark.parametrize(("op", "expected"), [("<", ["AM102"]), (">=", [])])
+def test_a_helper_named_for_a_mask_is_read_for_what_it_returns(
+    op: str, expected: list[str]
+) -> None:
+    """The helper's name is no mask: what it returns is the comparison its code makes."""
+    found = check_source(_HELPER.format(op=op), "case.py")
+    assert [finding.code for finding in found] == expected

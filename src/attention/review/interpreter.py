@@ -1947,6 +1947,8 @@ class Interpreter:
             or isinstance(func, ast.Subscript)  # self.layers[i](...)
         ):
             callee = self.ev(func)
+            if isinstance(callee, Mask) and callee.by_name:
+                callee = None  # `lengths_to_padding_mask(...)` names a function, not a mask
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
             if isinstance(callee, _Partial):
