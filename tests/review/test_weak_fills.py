@@ -264,3 +264,11 @@ def test_the_claim_on_torch_for_a_product() -> None:
     mask = torch.tensor([[1.0, 1.0, 0.0]])
     weights = torch.softmax(scores * mask, dim=-1)
     assert round(weights[0, 2].item(), 2) == 0.09
+
+
+@pytest.mark.parametrize("name", ["attention_mask", "key_padding_mask"])
+def test_a_mask_known_by_its_name_multiplied_in(name: str) -> None:
+    """1 = token or True = padding, a product leaves the masked scores at 0 (a warning)."""
+    body = f"    s = s * {name}[:, None, None, :]\n"
+    source = _HEAD + f"def attend(q, k, v, {name}):\n" + _SCORES + body + _READ
+    assert [(f.line, f.code) for f in check_source(source, "case.py")] == [(6, "AM203")]

@@ -1541,7 +1541,9 @@ class Interpreter:
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
                 if isinstance(this, Scores) and (
-                    _zero_one(other) or (other is None and _named_mask(other_node, self.lookup))
+                    _zero_one(other)
+                    or (other is None and _named_mask(other_node, self.lookup))
+                    or (isinstance(other, Mask) and other.by_name and other.kind == "mask")
                 ):
                     return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
