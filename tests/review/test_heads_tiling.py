@@ -270,3 +270,23 @@ def test_a_name_the_module_gives_a_head_count() -> None:
     # `h` is also a parameter (a height) elsewhere in the module: no longer an alias
     elsewhere = "\n\ndef resize(x, h, w):\n    return x.view(-1, h, w)\n"
     assert check_source(_ALIASED.format(more=elsewhere), "case.py") == []
+
+
+@pytest.mark.parametrize(
+    ("made", "expected"),
+    [
+        ("adj == 0", [("AM802", 7)]),  # Boolean, whatever adj holds
+        ("adj != 1", [("AM802", 7)]),
+        ("adj", []),  # nothing known of it
+    ],
+)
+def test_a_comparison_of_an_unknown_tensor_with_0_or_1_is_a_mask(made: str, expected: list) -> None:
+    """A graph's ``adj == 0`` tiled with ``torch.cat([m] * H)`` for F.multi_head_attention_forward."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def f(x, adj, num_heads, *weights):\n"
+        f"    blocked = {made}\n"
+        "    return F.multi_head_attention_forward(x, x, x, 8, num_heads, *weights, "
+        "attn_mask=torch.cat([blocked] * num_heads, dim=0))\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -1378,6 +1378,14 @@ class Interpreter:
                 return left.but(dtype="bool", origin=Origin(node, ""), hf=False)
         if isinstance(left, Mask) and left.kind == "additive" and isinstance(right, Const):
             return Mask("mask", Origin(node, "a comparison"), dtype="bool")
+        if (
+            (equal or unequal)
+            and left is None
+            and isinstance(right, Const)
+            and right.value in (0.0, 1.0)
+        ):
+            # adj == 0 of a tensor the pass does not know: Boolean, its meaning left to the API
+            return Mask("mask", Origin(node, "a comparison with 0 or 1"), dtype="bool")
         return None
 
     def subscript(self, node: ast.Subscript) -> _Any | None:
