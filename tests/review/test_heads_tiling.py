@@ -290,3 +290,25 @@ def test_a_comparison_of_an_unknown_tensor_with_0_or_1_is_a_mask(made: str, expe
         "attn_mask=torch.cat([blocked] * num_heads, dim=0))\n"
     )
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+@pytest.mark.parametrize(
+    ("tile", "expected"),
+    [
+        ("unsqueeze(0).expand(num_heads, -1, -1, -1).flatten(0, 1)", [("AM802", 9)]),
+        ("unsqueeze(0).expand(num_heads, -1, -1, -1).reshape(-1, L, L)", [("AM802", 9)]),
+        ("unsqueeze(1).expand(-1, num_heads, -1, -1).flatten(0, 1)", []),  # b·H + h
+        ("unsqueeze(0).expand(2, -1, -1, -1).flatten(0, 1)", []),  # no head count
+    ],
+)
+def test_a_per_sample_mask_given_a_first_axis_for_the_heads(tile: str, expected: list) -> None:
+    """Packed sequences' [B, L, L] segment mask tiled for nn.TransformerEncoder's 3-D mask."""
+    source = (
+        "import torch\nfrom torch import nn\n\n\n"
+        "def f(encoder: nn.TransformerEncoder, x, segment_ids, num_heads):\n"
+        "    L = x.size(1)\n"
+        "    encoder = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, num_heads), 1)\n"
+        "    blocked = segment_ids[:, :, None] != segment_ids[:, None, :]\n"
+        f"    return encoder(x, mask=blocked.{tile})\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -2137,8 +2137,14 @@ class Interpreter:
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
         if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
+            fresh = (
+                receiver.ndim == 3 and receiver.true_set is None and receiver.head_axes is None
+            )
             receiver = receiver.but(unranked_at=None, unranked_ndim=None, head_axes=None)
             axis = int_literal(args[0].value) if args else None
+            if fresh and axis == 0:
+                # m.unsqueeze(0) of a per-sample [B, L, S] mask: a new first axis, for the heads
+                return receiver.but(ndim=4, head_axes=("1", "B", "L", "S"))
             last = axis == -1 or (receiver.ndim is not None and axis == receiver.ndim)
             ndim = receiver.ndim + 1 if receiver.ndim is not None else None
             moved = receiver.moved_at
@@ -4245,6 +4251,13 @@ class Interpreter:
         if method is None or any(arg.keyword or arg.star for arg in args):
             return None
         sizes = [arg.value for arg in args]
+        if (
+            method == "expand"
+            and len(sizes) == 4
+            and mask.head_axes == ("1", "B", "L", "S")
+            and head_counts.counts(sizes[0])
+        ):
+            return mask.but(head_axes=("H", "B", "L", "S"))  # m.unsqueeze(0).expand(H, ...)
         if method == "expand" and len(sizes) == 4 and head_counts.counts(sizes[1]):
             if head_counts.counts(sizes[0]) or mask.unranked_at is not None or mask.true_set:
                 # (a rank the expand shows is read below; a triangle is the same for every
@@ -4258,11 +4271,14 @@ class Interpreter:
             if moved is None or moved[2:] != ("L", "S"):
                 return None  # the keys moved: the transpose below reads what that means
             return mask.but(head_axes=moved)  # only the batch and head axes moved
-        if method in ("reshape", "view"):
+        if method in ("reshape", "view", "flatten"):
             origin = Origin(node, "")
             merged = len(sizes) == 3 and (
                 int_literal(sizes[0]) == -1 or head_counts.counts(sizes[0])
             )
+            if method == "flatten":
+                # flatten(0, 1): the first two axes merged, the others kept
+                merged = [int_literal(size) for size in sizes] == [0, 1]
             if merged and mask.head_axes == ("B", "H", "L", "S"):
                 return mask.but(head_axes=None, interleaved=origin, ndim=3)
             if merged and mask.head_axes == ("H", "B", "L", "S"):
