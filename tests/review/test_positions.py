@@ -41,12 +41,14 @@ _I = "    i = torch.arange(n)\n"
         ("i[:, None] + offset >= i[None, :]", None),  # an offset that is no literal
         ("i[:, None] + 1 >= i[None, :]", None),  # one step of look-ahead, written on purpose
         ("i[:, None] == i[None, :]", None),
-        ("i[:, None] - i[None, :] >= 0", None),  # a difference: not followed
+        ("i[:, None] - i[None, :] >= 0", "AM102"),  # i - j >= 0 is j <= i: allowed
+        ("i[None, :] - i[:, None] > 0", None),  # j - i > 0: the future
+        ("i[None, :] - i[:, None] > -window", None),  # a bound that is no literal
     ],
 )
 def test_a_triangle_of_positions(mask: str, expected: str | None) -> None:
     body = _MHA + _I + f"    m = {mask}\n" + "    return mha(x, x, x, attn_mask=m)[0]\n"
-    found = codes(body, "x, n, offset")
+    found = codes(body, "x, n, offset, window")
     assert found == ([(expected, 10)] if expected else [])
 
 
@@ -55,6 +57,17 @@ def test_a_triangle_on_the_diagonal_above() -> None:
     body = _I + "    m = i[:, None] > i[None, :]\n"
     body += "    return F.scaled_dot_product_attention(q, k, v, attn_mask=m)\n"
     assert [code for code, _ in codes(body, "q, k, v, n")] == ["AM303"]
+
+
+def test_a_window_that_leaves_out_the_diagonal() -> None:
+    """``rel = j - i``; ``rel < 0`` keeps only earlier keys: query 0 has none (AM303)."""
+    body = _I + "    rel = i[None, :] - i[:, None]\n    allowed = rel < 0\n"
+    body += "    s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+    body += "    s = s.masked_fill(~allowed, float('-inf'))\n"
+    body += "    return s.softmax(dim=-1) @ v\n"
+    assert [code for code, _ in codes(body, "q, k, v, n")] == ["AM303"]
+    right = body.replace("rel < 0", "rel <= 0")
+    assert codes(right, "q, k, v, n") == []
 
 
 _VALID = "torch.arange(x.size(1))[None, :] < lengths[:, None]"

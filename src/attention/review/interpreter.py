@@ -262,6 +262,18 @@ class _Positions:
 
 
 @dataclass(frozen=True)
+class _Relative:
+    """``i[None, :] - i[:, None]``: one position minus another on the other axis.
+
+    Compared with a number, ``plus - minus OP c`` is ``plus OP minus + c``: a triangle.
+    """
+
+    origin: Origin
+    plus: _Positions
+    minus: _Positions
+
+
+@dataclass(frozen=True)
 class _OneMinus:
     """``1 - x``: zero wherever x is 1 (the complement of a 0/1 indicator)."""
 
@@ -361,6 +373,7 @@ _Any = (
     | _Tensor
     | _OneMinus
     | _Positions
+    | _Relative
     | _Dim
     | _Instance
     | _Tuple
@@ -1330,6 +1343,8 @@ class Interpreter:
         operator = node.ops[0]
         right_node = node.comparators[0]
         right = rights[0]
+        if isinstance(left, _Relative) or isinstance(right, _Relative):
+            return self.relative_compared(node, left, right, right_node, type(operator))
         if isinstance(left, _Positions) or isinstance(right, _Positions):
             return self.positions_compared(
                 node, (left, node.left), (right, right_node), type(operator)
@@ -3864,6 +3879,26 @@ class Interpreter:
             return _Positions(Origin(node, ""), "cols", positions.offset)
         return None
 
+    def relative_compared(
+        self,
+        node: ast.Compare,
+        left: _Any | None,
+        right: _Any | None,
+        right_node: ast.AST,
+        operator: type[ast.cmpop],
+    ) -> Mask | None:
+        """``rel < 0`` of ``rel = j - i``: ``j < i + 0``, read as positions compared."""
+        if isinstance(right, _Relative):
+            left, right = right, left
+            operator = _MIRRORED.get(operator, operator)
+            right_node = node.left
+        if not isinstance(left, _Relative) or isinstance(right, _Relative):
+            return None
+        bound = int_literal(right_node)
+        offset = None if bound is None or left.minus.offset is None else left.minus.offset + bound
+        shifted = dataclasses.replace(left.minus, offset=offset)
+        return self.positions_compared(node, (left.plus, node), (shifted, node), operator)
+
     def positions_compared(
         self,
         node: ast.AST,
@@ -5690,7 +5725,7 @@ def _shifted(
     left_node: ast.AST,
     right_node: ast.AST,
     origin: Origin,
-) -> _Positions | None:
+) -> _Positions | _Relative | None:
     """``i + 3``, ``i - offset``: the same positions, moved.
 
     By an unknown amount if the shift is no integer literal.
@@ -5698,6 +5733,8 @@ def _shifted(
     if not isinstance(operator, (ast.Add, ast.Sub)):
         return None
     if isinstance(left, _Positions) and isinstance(right, _Positions):
+        if isinstance(operator, ast.Sub) and left.axis != right.axis:
+            return _Relative(origin, left, right)  # j - i: how far a key is from its query
         return None
     positions, other = (left, right_node) if isinstance(left, _Positions) else (right, left_node)
     assert isinstance(positions, _Positions)
