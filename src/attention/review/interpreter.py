@@ -2152,9 +2152,7 @@ class Interpreter:
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
         if method in ("unsqueeze", "unsqueeze_") and isinstance(receiver, Mask):
-            fresh = (
-                receiver.ndim == 3 and receiver.true_set is None and receiver.head_axes is None
-            )
+            fresh = receiver.ndim == 3 and receiver.true_set is None and receiver.head_axes is None
             receiver = receiver.but(unranked_at=None, unranked_ndim=None, head_axes=None)
             axis = int_literal(args[0].value) if args else None
             if fresh and axis == 0:
