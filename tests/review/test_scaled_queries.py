@@ -261,3 +261,41 @@ def test_a_query_the_pass_does_not_know_carries_its_scale(
     """timm's layer with the width's scale: `q * self.scale` of an unbound query."""
     source = _UNBOUND.format(scale=scale)
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+_KERAS_PORT = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.d_model = d_model
+        self.depth = d_model // num_heads
+
+    def forward(self, q, k, batch_size):
+        q = q.view(batch_size, -1, self.num_heads, self.depth).permute(0, 2, 1, 3)
+        k = k.view(batch_size, -1, self.num_heads, self.depth).permute(0, 2, 1, 3)
+        matmul_qk = torch.matmul(q, k.transpose(-1, -2))
+        dk = {dk}
+        return F.softmax(matmul_qk / torch.sqrt(dk), dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("dk", "expected"),
+    [
+        ("torch.tensor(self.d_model, dtype=torch.float32)", [("AM502", 18)]),
+        ("float(self.d_model)", [("AM502", 18)]),
+        ("torch.tensor(self.depth, dtype=torch.float32)", []),
+        ("torch.tensor(self.d_model // self.num_heads, dtype=torch.float32)", []),
+    ],
+)
+def test_a_scale_named_for_the_head_size_that_holds_the_width(
+    dk: str, expected: list[tuple[str, int]]
+) -> None:
+    """The TensorFlow tutorial's `dk`, given the model width in a port: what the name holds."""
+    found = check_source(_KERAS_PORT.format(dk=dk), "case.py")
+    assert [(f.code, f.line) for f in found] == expected

@@ -2464,10 +2464,12 @@ class Interpreter:
             )
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
+            # `dk = torch.tensor(self.d_model)` then `torch.sqrt(dk)`: what the name was given
+            written = None if argument is None else _unwrapped(self.assigned_once(argument, node))
             width = (
                 None
-                if argument is None or has_division(argument)
-                else scale_from_name(names_in(argument))
+                if written is None or has_division(written)
+                else scale_from_name(names_in(written))
             )
             if argument is not None and isinstance(values[0], _Dim):
                 width = self.code(argument) if values[0].role == "width" else None
@@ -5285,6 +5287,17 @@ def _unbound(
     if count is not None and count <= 16:
         return _Tuple(origin, (_Tensor(origin, dtype, wide, sizes=rest),) * count)
     return _Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
+
+
+def _unwrapped(node: ast.expr) -> ast.expr:
+    """``torch.tensor(x, dtype=...)`` / ``float(x)``: the number it holds, ``x``."""
+    if (
+        isinstance(node, ast.Call)
+        and last_name(node.func) in ("tensor", "float", "as_tensor")
+        and node.args
+    ):
+        return node.args[0]
+    return node
 
 
 def _features_first(left: ast.AST, right: ast.AST) -> bool:
