@@ -299,3 +299,41 @@ def test_a_scale_named_for_the_head_size_that_holds_the_width(
     """The TensorFlow tutorial's `dk`, given the model width in a port: what the name holds."""
     found = check_source(_KERAS_PORT.format(dk=dk), "case.py")
     assert [(f.code, f.line) for f in found] == expected
+
+
+_BLOOM = """import math
+import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, hidden_size, n_head):
+        super().__init__()
+        self.num_heads = n_head
+        self.head_dim = hidden_size // n_head
+
+    def forward(self, query_layer, key_layer, batch_size, q_length):
+        scores = torch.baddbmm(
+            torch.zeros(batch_size * self.num_heads, q_length, q_length),
+            batch1=query_layer,
+            batch2=key_layer,
+            beta=0.0,
+            alpha={alpha},
+        )
+        return scores.softmax(dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("alpha", "expected"),
+    [
+        ("1.0 / math.sqrt(self.num_heads)", [("AM502", 18)]),  # the head count
+        ("1.0 / math.sqrt(self.head_dim)", []),
+        ("math.sqrt(self.head_dim)", [("AM503", 18)]),  # the wrong power
+    ],
+)
+def test_baddbmm_scales_by_alpha(alpha: str, expected: list[tuple[str, int]]) -> None:
+    """BLOOM's scores: torch.baddbmm(bias, q, k, beta=0.0, alpha=1/√d); batch_size * num_heads
+    elsewhere in the layer does not make the head count a head size."""
+    found = check_source(_BLOOM.format(alpha=alpha), "case.py")
+    assert [(f.code, f.line) for f in found] == expected

@@ -2384,6 +2384,8 @@ class Interpreter:
             return None
         if qualified == "torch.einsum":
             return _einsum(args, values, origin)
+        if (qualified == "torch.baddbmm" or (method == "baddbmm" and qualified is None)) and args:
+            return self.baddbmm(node, values, method=qualified is None)
         if (
             short in ("cat", "concat", "concatenate")
             and qualified
@@ -3162,8 +3164,12 @@ class Interpreter:
         name = width.rsplit(".", 1)[-1]
         for product in ast.walk(node):
             if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
-                named = [last_name(factor) for factor in factors(product)]
-                if name in named and any(head_counts.counts(f) for f in factors(product)):
+                parts = factors(product)
+                # another factor counts the heads (`batch * num_heads` does not make the head
+                # count a head size)
+                if name in map(last_name, parts) and any(
+                    head_counts.counts(f) and last_name(f) != name for f in parts
+                ):
                     return True
         return False
 
@@ -3235,6 +3241,28 @@ class Interpreter:
         if order is None:
             return None
         return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in sizes), major=order)
+
+    def baddbmm(self, node: ast.Call, values: list[_Any | None], *, method: bool) -> Scores | None:
+        """``torch.baddbmm(bias, q, kᵀ, beta=0.0, alpha=scale)``: [B·H, L, S] scores times alpha.
+
+        BLOOM's and GPT-NeoX's form: the keys transposed, or named for keys (laid out
+        ``[B·H, d, S]`` already); ``alpha`` is the scale (1 where it is not given).
+        """
+        shift = 0 if method else 1  # x.baddbmm(q, k) has no input argument
+        query_arg, query = self.argument(node, values, shift, "batch1")
+        key_arg, key = self.argument(node, values, shift + 1, "batch2")
+        if query_arg is None or key_arg is None:
+            return None
+        if not isinstance(key, _Transposed) and _role(last_name(key_arg.value)) != "key":
+            return None
+        origin = Origin(node, "")
+        scores = Scores(origin, scaled=_scaled(query) or _scaled(key), ndim=3)
+        alpha_arg, alpha = self.argument(node, values, None, "alpha")
+        if alpha_arg is None:
+            return scores
+        if isinstance(alpha, Const) and alpha.value == 1.0:
+            return scores
+        return self.scaled(scores, alpha, alpha_arg.value, divide=False)
 
     def query_key(
         self, origin: Origin, query: _Any | None, key: _Transposed, ndim: int | None
