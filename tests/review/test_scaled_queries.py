@@ -337,3 +337,41 @@ def test_baddbmm_scales_by_alpha(alpha: str, expected: list[tuple[str, int]]) ->
     elsewhere in the layer does not make the head count a head size."""
     found = check_source(_BLOOM.format(alpha=alpha), "case.py")
     assert [(f.code, f.line) for f in found] == expected
+
+
+_VIT = """import torch
+from torch import nn
+
+
+class Attention(nn.Module):
+    def __init__(self, dim, heads=8, dim_head=64):
+        super().__init__()
+        inner_dim = {inner}
+        self.heads = heads
+        self.scale = {scale} ** -0.5
+        self.to_qkv = nn.Linear(dim, inner_dim * 3, bias=False)
+
+    def forward(self, x):
+        b, n, _ = x.shape
+        q, k, v = self.to_qkv(x).chunk(3, dim=-1)
+        q, k, v = (t.reshape(b, n, self.heads, -1).transpose(1, 2) for t in (q, k, v))
+        dots = torch.matmul(q, k.transpose(-1, -2)) * self.scale
+        return dots.softmax(dim=-1) @ v
+"""
+
+
+@pytest.mark.parametrize(
+    ("inner", "scale", "expected"),
+    [
+        ("dim_head * heads", "inner_dim", [("AM502", 10)]),  # every head's width together
+        ("heads * dim_head", "inner_dim", [("AM502", 10)]),
+        ("dim_head * heads", "dim_head", []),
+        ("dim_head * 2", "inner_dim", []),  # no head count in it
+    ],
+)
+def test_a_width_made_of_the_head_size_times_the_heads(
+    inner: str, scale: str, expected: list[tuple[str, int]]
+) -> None:
+    """vit-pytorch's ``inner_dim = dim_head * heads`` is the width, whatever its name."""
+    found = check_source(_VIT.format(inner=inner, scale=scale), "case.py")
+    assert [(f.code, f.line) for f in found] == expected

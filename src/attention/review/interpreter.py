@@ -34,6 +34,7 @@ from attention.review import extended_masks, head_counts, heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
+    HEAD_SIZE_NAMES,
     Const,
     Dtype,
     Embedded,
@@ -1653,7 +1654,7 @@ class Interpreter:
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
             if isinstance(left, Scale):
                 return None  # the root of a scale: (1 / √d) ** 0.5 on each of q and k
-            width = None if has_division(left_node) else scale_from_name(names_in(left_node))
+            width = self.width_of(left_node, node)
             if isinstance(left, _Dim):
                 # a size read from a tensor says what it is, whatever its name
                 width = self.code(left_node) if left.role == "width" else None
@@ -2466,13 +2467,7 @@ class Interpreter:
             )
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
-            # `dk = torch.tensor(self.d_model)` then `torch.sqrt(dk)`: what the name was given
-            written = None if argument is None else _unwrapped(self.assigned_once(argument, node))
-            width = (
-                None
-                if written is None or has_division(written)
-                else scale_from_name(names_in(written))
-            )
+            width = None if argument is None else self.width_of(argument, node)
             if argument is not None and isinstance(values[0], _Dim):
                 width = self.code(argument) if values[0].role == "width" else None
             # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
@@ -3559,6 +3554,21 @@ class Interpreter:
         return dataclasses.replace(
             scores, masked=True, pending=(*scores.pending, found), fixable=None
         )
+
+    def width_of(self, node: ast.AST, at: ast.AST) -> str | None:
+        """The model width a scale is taken of, by the names in it (None: a head size, unknown).
+
+        A name assigned once in the function counts as what it was given (``dk =
+        torch.tensor(self.d_model)``); a division there makes a head size, and a head size
+        times a head count (vit-pytorch's ``inner_dim = dim_head * heads``) is the width.
+        """
+        written = _unwrapped(self.assigned_once(node, at)) if isinstance(node, ast.expr) else node
+        if has_division(written):
+            return None
+        parts = factors(written)
+        if len(parts) >= 2 and any(map(head_counts.counts, parts)) and any(map(_head_size, parts)):
+            return self.code(node)
+        return scale_from_name(names_in(written))
 
     def reassigned_between(self, name: str, first: ast.AST, last: ast.AST) -> bool:
         """Whether the function assigns ``name`` on a line after ``first`` and up to ``last``."""
@@ -5315,6 +5325,12 @@ def _unbound(
     if count is not None and count <= 16:
         return _Tuple(origin, (_Tensor(origin, dtype, wide, sizes=rest),) * count)
     return _Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
+
+
+def _head_size(node: ast.AST) -> bool:
+    """A size named for one head's width: ``dim_head``, ``self.head_dim``, ``d_k``."""
+    name = last_name(node)
+    return name is not None and (name.lower() in HEAD_SIZE_NAMES or "head_dim" in name.lower())
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:

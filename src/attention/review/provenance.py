@@ -32,6 +32,7 @@ from typing import Literal
 
 __all__ = [
     "CAUSAL",
+    "HEAD_SIZE_NAMES",
     "Const",
     "Dtype",
     "Embedded",
