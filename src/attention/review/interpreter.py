@@ -1652,7 +1652,7 @@ class Interpreter:
                 return _OneMinus(origin)
             return None
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
-            if isinstance(left, Scale):
+            if isinstance(left, Scale) or right.value not in (-0.5, 0.5):
                 return None  # the root of a scale: (1 / √d) ** 0.5 on each of q and k
             width = self.width_of(left_node, node)
             if isinstance(left, _Dim):
