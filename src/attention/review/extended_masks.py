@@ -23,6 +23,7 @@ frozenset()
 from __future__ import annotations
 
 import ast
+import re
 
 from attention.review.syntax import last_name, names_in
 
@@ -40,6 +41,12 @@ CONVERTERS = frozenset(
     }
 )
 """Hugging Face's helpers that turn a 1/0 attention_mask into an additive one."""
+
+
+_WRITTEN = re.compile(
+    r"\b1(?:\.0*)?\s*-\s*[\w.\[\]()]*attention_mask|" + "|".join(sorted(CONVERTERS))
+)
+"""What a conversion looks like in the text: ``1.0 - extended_attention_mask``, a converter."""
 
 
 def _tokenizer_mask(node: ast.AST) -> bool:
@@ -65,11 +72,23 @@ def _converts(node: ast.AST) -> bool:
     return isinstance(node, ast.Call) and last_name(node.func) in CONVERTERS
 
 
-def converting(tree: ast.Module) -> frozenset[int]:
-    """The ids of the functions of a module that convert a tokenizer mask to an additive one."""
-    return frozenset(
-        id(function)
-        for function in ast.walk(tree)
-        if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and any(_converts(inner) for inner in ast.walk(function))
-    )
+def converting(tree: ast.Module, text: str | None = None) -> frozenset[int]:
+    """The ids of the functions of a module that convert a tokenizer mask to an additive one.
+
+    One walk of the tree, each function's body once; ``text`` (the module's source) skips the
+    walk where it names no attention_mask at all.
+    """
+    if text is not None and not _WRITTEN.search(text):
+        return frozenset()
+    found: set[int] = set()
+
+    def visit(node: ast.AST, functions: tuple[int, ...]) -> None:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            functions = (*functions, id(node))
+        if functions and _converts(node):
+            found.update(functions)
+        for child in ast.iter_child_nodes(node):
+            visit(child, functions)
+
+    visit(tree, ())
+    return frozenset(found)

@@ -421,7 +421,7 @@ class Interpreter:
         self.returns: list[list[_Any | None]] = []
         self.summaries: dict[int, _Any | None] = {}
         self.aliases: frozenset[str] = frozenset()  # head-count names of this module
-        self.converting: frozenset[int] = frozenset()  # functions making an HF mask additive
+        self.converting_read: frozenset[int] | None = None  # see handed_an_additive_mask
         self.summarising = False
         self.specialising = 0
         self.helper_calls: list[tuple[_Function, ast.Call]] = []
@@ -536,7 +536,6 @@ class Interpreter:
             if isinstance(statement, ast.ClassDef)
         }
         self.aliases = head_counts.aliases(tree, self.source.text)
-        self.converting = extended_masks.converting(tree)
         aliases = head_counts.ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
@@ -551,9 +550,10 @@ class Interpreter:
         (:mod:`~attention.review.extended_masks`) and this is another function, the parameter
         is what that conversion hands down its layers, not the tokenizer's mask its name says.
         """
-        return bool(self.converting) and not (
-            self.functions and id(self.functions[-1]) in self.converting
-        )
+        if self.converting_read is None:
+            self.converting_read = extended_masks.converting(self.source.tree, self.source.text)
+        converting = self.converting_read
+        return bool(converting) and not (self.functions and id(self.functions[-1]) in converting)
 
     def drop_contradicted_names(self, tree: ast.Module) -> None:
         """Drop a finding from a name where every caller in the module says otherwise.
@@ -592,7 +592,6 @@ class Interpreter:
         """What another module offers a caller: its imports and functions, nothing run yet."""
         self.defs[0].update(_hoisted(tree.body))
         self.aliases = head_counts.aliases(tree, self.source.text)
-        self.converting = extended_masks.converting(tree)
         for statement in tree.body:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
