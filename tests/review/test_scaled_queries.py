@@ -375,3 +375,31 @@ def test_a_width_made_of_the_head_size_times_the_heads(
     """vit-pytorch's ``inner_dim = dim_head * heads`` is the width, whatever its name."""
     found = check_source(_VIT.format(inner=inner, scale=scale), "case.py")
     assert [(f.code, f.line) for f in found] == expected
+
+
+_WIDTH = """import math
+import torch
+from torch import nn
+
+
+class MultiHeadedAttention(nn.Module):
+    def __init__(self, n_head, {width}):
+        super().__init__()
+        self.d_k = {width} // n_head
+        self.h = n_head
+        self.scale = 1.0 / math.sqrt({scale})
+
+    def forward(self, q, k, n_batch):
+        q = q.view(n_batch, -1, self.h, self.d_k).transpose(1, 2)
+        k = k.view(n_batch, -1, self.h, self.d_k).transpose(1, 2)
+        return (torch.matmul(q, k.transpose(-2, -1)) * self.scale).softmax(dim=-1)
+"""
+
+
+@pytest.mark.parametrize("width", ["n_feat", "attention_dim", "adim", "hidden_units"])
+def test_other_names_of_the_model_width(width: str) -> None:
+    """ESPnet's ``n_feat`` / ``adim`` / ``attention_dim``, SASRec's ``hidden_units``."""
+    wrong = check_source(_WIDTH.format(width=width, scale=width), "case.py")
+    assert [(f.code, f.line) for f in wrong] == [("AM502", 11)]
+    right = check_source(_WIDTH.format(width=width, scale="self.d_k"), "case.py")
+    assert right == []

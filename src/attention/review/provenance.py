@@ -77,6 +77,10 @@ WIDTH_NAMES = (
     "embedding_size",
     "n_embed",
     "d_embed",
+    "n_feat",
+    "attention_dim",
+    "adim",
+    "hidden_units",
 )
 
 
