@@ -80,3 +80,33 @@ def test_the_claim_on_torch() -> None:
     assert per_head.sum(dim=(-2, -1)).allclose(torch.ones(1, 1, 2))
     assert not joint.sum(dim=(-2, -1)).allclose(torch.ones(1, 1, 2))
     assert joint.sum(dim=(-3, -2, -1)).allclose(torch.ones(1, 1))
+
+
+_PACKED = """import math
+import torch
+import torch.nn.functional as F
+
+
+def attend(x, qkv, n_heads, d_head):
+    B, T, C = x.shape
+    qkv = qkv(x).view(B, T, 3, n_heads, d_head).permute(2, 0, 3, 1, 4)
+    q, k, v = qkv[0], qkv[1], qkv[2]
+    att = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d_head)
+    att = {fold}
+    return F.softmax(att, dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("fold", "expected"),
+    [
+        ("att.reshape(B, n_heads, T * T)", [(12, "AM402")]),  # queries and keys together
+        ("att.transpose(1, 2).reshape(B, T, n_heads * T)", [(12, "AM402")]),  # heads and keys
+        ("att.transpose(1, 2)", []),  # the keys stay last
+        ("att.transpose(2, 3).reshape(B, n_heads, T * T)", []),  # keys moved: not read
+    ],
+)
+def test_parts_indexed_out_of_a_permuted_projection(fold: str, expected: list) -> None:
+    """``qkv[0]`` of a permuted [3, B, H, T, d] has the rank; a swap of the heads and the
+    queries keeps the keys last."""
+    assert codes(_PACKED.format(fold=fold)) == expected

@@ -1438,6 +1438,15 @@ class Interpreter:
             if position is not None and -len(base.values) <= position < len(base.values):
                 return base.values[position]  # type: ignore[return-value]
             return None
+        if (
+            isinstance(base, (_Tensor, _Transposed))
+            and base.sizes is not None
+            and len(base.sizes) >= 2
+            and int_literal(node.slice) is not None
+        ):
+            # qkv[0] of a permuted [3, B, H, N, d]: one part, its rank one less
+            dtype = base.dtype if isinstance(base, _Tensor) else None
+            return _Tensor(Origin(node, ""), dtype, sizes=base.sizes[1:])
         if isinstance(base, _Tensor) and base.dtype is not None:
             # an integer tensor stays one, whatever is indexed
             return _Tensor(Origin(node, ""), base.dtype, base.wide)
@@ -2310,6 +2319,19 @@ class Interpreter:
                 return _ScaledTensor(origin)
         if method == "size" and len(args) == 1 and isinstance(func, ast.Attribute):
             return self.size_of(func.value, receiver, args[0].value, node)
+        if method in ("transpose", "swapaxes") and isinstance(receiver, Scores):
+            # the scores' other axes swapped (heads and queries): the keys stay last
+            axes = [int_literal(arg.value) for arg in args]
+            rank = receiver.ndim
+            if (
+                rank is None
+                or len(axes) != 2
+                or any(a is None or not -rank <= a < rank for a in axes)
+            ):
+                return None
+            if rank - 1 in {a % rank for a in axes if a is not None}:
+                return None
+            return dataclasses.replace(receiver, origin=origin, major=None)
         if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
             swapped = list(receiver.sizes)
