@@ -146,3 +146,14 @@ def test_other_comparisons_of_positions(other: str) -> None:
     body = f"    m = {other}\n"
     body += "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~m)\n"
     assert codes(body, "q, k, v, n, n_valid, lengths, indices") == []
+
+
+def test_block_positions_make_a_mask_of_no_known_triangle() -> None:
+    """``i // chunk`` compared: a Boolean mask (here multiplied in, AM203), no triangle claimed."""
+    block = "    c = torch.arange(n) // 2\n    m = (c[None, :] <= c[:, None]).float()\n"
+    scores = "    s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+    weak = _I + block + scores + "    return (s * m).softmax(dim=-1) @ v\n"
+    assert codes(weak, "q, k, v, n") == [("AM203", 11)]
+    sdpa = _I + block.replace(".float()", "") + "    return F.scaled_dot_product_attention("
+    sdpa += "q, k, v, attn_mask=m)\n"
+    assert codes(sdpa, "q, k, v, n") == []

@@ -5806,6 +5806,9 @@ def _shifted(
 
     By an unknown amount if the shift is no integer literal.
     """
+    if isinstance(operator, ast.FloorDiv) and isinstance(left, _Positions):
+        # i // chunk: a block's index, compared as positions; no triangle is known of it
+        return dataclasses.replace(left, origin=origin, offset=None)
     if not isinstance(operator, (ast.Add, ast.Sub)):
         return None
     if isinstance(left, _Positions) and isinstance(right, _Positions):
