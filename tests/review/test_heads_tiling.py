@@ -312,3 +312,37 @@ def test_a_per_sample_mask_given_a_first_axis_for_the_heads(tile: str, expected:
         f"    return encoder(x, mask=blocked.{tile})\n"
     )
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+_TF1 = """import torch
+import torch.nn.functional as F
+
+
+def attend(Q, K, block_mask, num_heads, d_head):
+    Q_ = torch.cat({split_q}, dim=0)  # (h*N, T_q, C/h)
+    K_ = torch.cat({split_k}, dim=0)
+    outputs = torch.bmm(Q_, K_.transpose(1, 2)) / d_head**0.5
+    masks = block_mask.{tile}
+    outputs = outputs.masked_fill(~masks, float("-inf"))
+    return F.softmax(outputs, dim=-1)
+"""
+
+
+@pytest.mark.parametrize(
+    ("split", "tile", "expected"),
+    [
+        ("torch.split({x}, d_head, dim=2)", "repeat_interleave(num_heads, dim=0)", [("AM804", 9)]),
+        (
+            "torch.chunk({x}, num_heads, dim=-1)",
+            "repeat_interleave(num_heads, dim=0)",
+            [("AM804", 9)],
+        ),
+        ("{x}.split(d_head, dim=-1)", "repeat_interleave(num_heads, dim=0)", [("AM804", 9)]),
+        ("torch.split({x}, d_head, dim=2)", "repeat(num_heads, 1, 1)", []),  # h·B + b: right
+        ("torch.split({x}, 8, dim=2)", "repeat_interleave(num_heads, dim=0)", []),  # no head size
+    ],
+)
+def test_heads_stacked_on_the_batch_as_tf1_did(split: str, tile: str, expected: list) -> None:
+    """``torch.cat(torch.split(Q, d_head, dim=2), dim=0)`` lays the rows h·B + b."""
+    source = _TF1.format(split_q=split.format(x="Q"), split_k=split.format(x="K"), tile=tile)
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected

@@ -2414,6 +2414,9 @@ class Interpreter:
             and qualified.startswith("torch")
         ):
             joined = args[0].value if args else None
+            stacked = self.heads_stacked(node, values, joined)
+            if stacked is not None:
+                return stacked
             tiled = self.tiled_list(joined)
             if tiled is not None:
                 axis_arg, _ = self.argument(node, values, 1, "dim")
@@ -3199,6 +3202,34 @@ class Interpreter:
             text = self.code(function).lower()
             self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
         return self.scaled_functions[key]
+
+    def heads_stacked(
+        self, node: ast.Call, values: list[_Any | None], joined: ast.AST | None
+    ) -> _Tensor | None:
+        """``torch.cat(torch.split(Q, d_head, dim=2), dim=0)``: TF1's heads stacked head-major.
+
+        The features of ``[B, T, C]`` split into heads (by a head size, or ``chunk`` into a head
+        count) along the last axis and joined along the batch: row ``h·B + b``.
+        """
+        if not (isinstance(joined, ast.Call) and last_name(joined.func) in ("split", "chunk")):
+            return None
+        axis_arg, _ = self.argument(node, values, 1, "dim")
+        if axis_arg is not None and int_literal(axis_arg.value) != 0:
+            return None
+        parts = call_args(joined)
+        method = isinstance(joined.func, ast.Attribute) and self.qualname(joined.func) is None
+        sized = [arg for arg in parts if arg.keyword is None][0 if method else 1 :]
+        along = next((arg for arg in parts if arg.keyword == "dim"), None)
+        if along is None and len(sized) >= 2:
+            along = sized[1]
+        if not sized or along is None or int_literal(along.value) not in (2, -1):
+            return None
+        size = sized[0].value
+        by = _head_size(size) if last_name(joined.func) == "split" else head_counts.counts(size)
+        if not by:
+            return None
+        origin = Origin(node, "")
+        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in range(3)), major="head")
 
     def tiling_check(self, scores: Scores, mask: Mask) -> None:
         """AM804: a mask tiled for the heads in the other order than the scores' rows."""
