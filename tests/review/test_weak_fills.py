@@ -272,3 +272,33 @@ def test_a_mask_known_by_its_name_multiplied_in(name: str) -> None:
     body = f"    s = s * {name}[:, None, None, :]\n"
     source = _HEAD + f"def attend(q, k, v, {name}):\n" + _SCORES + body + _READ
     assert [(f.line, f.code) for f in check_source(source, "case.py")] == [(6, "AM203")]
+
+
+_AFTER = """import math
+import torch
+import torch.nn.functional as F
+
+
+def attend(q, k, v, causal, seq_mask, L):
+    causal = torch.tril(torch.ones(L, L)).view(1, 1, L, L)
+    w = torch.matmul(q, k.transpose(2, 3)) / math.sqrt(q.size(-1))
+    keep = {keep}
+    w = F.softmax(w, dim=-1)
+    w = w * keep
+    return torch.matmul(w, v)
+"""
+
+
+@pytest.mark.parametrize(
+    ("keep", "expected"),
+    [
+        ("causal * seq_mask[:, None, None, :]", [(11, "AM401")]),  # 0 on the future at least
+        ("seq_mask[:, None, None, :].float() * causal", [(11, "AM401")]),
+        ("causal * bias", []),  # not named a mask: a bias's values, nothing known
+    ],
+)
+def test_a_known_mask_times_a_mask_parameter_after_the_softmax(keep: str, expected: list) -> None:
+    """The product is 0 wherever the triangle is: the weights lose the future and no longer
+    sum to 1 (AM401), whatever the parameter holds."""
+    source = _AFTER.format(keep=keep).replace("causal, seq_mask, L", "causal, seq_mask, bias, L")
+    assert [(f.line, f.code) for f in check_source(source, "case.py")] == expected

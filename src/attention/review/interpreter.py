@@ -1572,6 +1572,14 @@ class Interpreter:
                 return pair  # m.unsqueeze(-1) * m.unsqueeze(-2): 1 where both are
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+                if (
+                    _zero_one(this)
+                    and (other is None or (isinstance(other, _Tensor) and other.sizes is None))
+                    and _named_mask(other_node, self.lookup)
+                ):
+                    # causal * seq_mask[:, None, None, :]: 0 wherever the known mask is 0
+                    assert isinstance(this, Mask)
+                    return this.but(origin=origin, true_set=None, key_padding=False, meaning=None)
                 if isinstance(this, Scores) and (
                     _zero_one(other)
                     or (other is None and _named_mask(other_node, self.lookup))
@@ -5536,6 +5544,18 @@ def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
     named a mask): the masked scores become 0.  A tensor the function makes is what the code
     says it is, not what its name does.
     """
+    while isinstance(node, ast.Subscript) or (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("unsqueeze", "view", "reshape", "float", "to", "bool", "expand")
+    ):
+        # seq_mask[:, None, None, :], mask.unsqueeze(1).float(): the parameter, its axes moved
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            assert isinstance(node, ast.Call)
+            assert isinstance(node.func, ast.Attribute)
+            node = node.func.value
     return (
         isinstance(node, ast.Name)
         and isinstance(lookup(node.id), _Param)
