@@ -346,3 +346,16 @@ def test_heads_stacked_on_the_batch_as_tf1_did(split: str, tile: str, expected: 
     """``torch.cat(torch.split(Q, d_head, dim=2), dim=0)`` lays the rows h·B + b."""
     source = _TF1.format(split_q=split.format(x="Q"), split_k=split.format(x="K"), tile=tile)
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == expected
+
+
+def test_a_parameter_named_a_mask_joined_per_head() -> None:
+    """Nothing is known of ``align_mask`` but its name: its tiling alone is checked."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def f(x, align_mask, num_heads, *weights):\n"
+        "    return F.multi_head_attention_forward(x, x, x, 8, num_heads, *weights, "
+        "attn_mask=torch.cat([align_mask] * num_heads, dim=0))\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM802", 6)]
+    other = source.replace("align_mask", "alignment")  # not named a mask: nothing known
+    assert check_source(other, "case.py") == []

@@ -4364,12 +4364,18 @@ class Interpreter:
         A name with "mask" in it, not reassigned from what the pass cannot read: a mask of
         unknown dtype and meaning, whose tiling for the heads alone is then checked.
         """
-        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        if not isinstance(func, ast.Attribute):
             return None
-        name = func.value.id
+        return self.named_unknown_mask(func.value)
+
+    def named_unknown_mask(self, node: ast.AST) -> Mask | None:
+        """A name with "mask" in it that nothing else is known of: a mask of unknown meaning."""
+        if not isinstance(node, ast.Name):
+            return None
+        name = node.id
         if "mask" not in name.lower() or self.lookup(name) is UNKNOWN:
             return None
-        return Mask("mask", Origin(func.value, f"`{name}`, a mask by its name"))
+        return Mask("mask", Origin(node, f"`{name}`, a mask by its name"))
 
     def mask_per_head(
         self, mask: Mask, method: str | None, node: ast.Call, args: list[Arg]
@@ -4430,6 +4436,8 @@ class Interpreter:
                 and head_counts.counts(count)
             ):
                 mask = self.ev(listed.elts[0])
+                if mask is None:
+                    mask = self.named_unknown_mask(listed.elts[0])  # torch.cat([align_mask] * H)
                 # a triangle is the same for every batch item: any order of copies is right
                 return mask if isinstance(mask, Mask) and mask.true_set is None else None
         return None
