@@ -88,3 +88,21 @@ def test_the_claim_on_torch() -> None:
     assert (q.transpose(-2, -1) @ k).allclose(scores)
     weights = (q.transpose(-2, -1) @ k).softmax(dim=-1)
     assert weights.sum(dim=-1).allclose(torch.ones(1, 2, 5))
+
+
+_PCT = """import torch
+import torch.nn.functional as F
+
+
+def point_attention(x, q_conv, k_conv, scale):
+    x_q = q_conv(x).permute(0, 2, 1)  # B, N, C/4
+    x_k = k_conv(x)  # B, C/4, N
+    energy = torch.bmm(x_q, x_k) * scale
+    return F.softmax(energy{dim})
+"""
+
+
+@pytest.mark.parametrize(("dim", "expected"), [("", [(9, "AM402")]), (", dim=-1", [])])
+def test_point_cloud_queries_moved_first(dim: str, expected: list) -> None:
+    """PCT's ``torch.bmm(x_q, x_k)``: no dim on [B, N, N] scores is dim 0, the batch."""
+    assert codes(_PCT.format(dim=dim)) == expected

@@ -2404,6 +2404,14 @@ class Interpreter:
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if (
                 len(values) >= 2
+                and isinstance(values[0], _Transposed)
+                and not isinstance(values[1], _Transposed)
+                and _features_first(args[0].value, args[1].value)
+            ):
+                # torch.bmm(x_q, x_k) of x_q = conv(x).permute(0, 2, 1): [B, N, N] scores
+                return Scores(origin, scaled=values[0].scaled, ndim=3 if short == "bmm" else None)
+            if (
+                len(values) >= 2
                 and isinstance(values[1], _Transposed)
                 and not _keys_first(args[0].value, args[1].value)
             ):
@@ -5210,9 +5218,9 @@ SHAPE_KEEPING = (
     "ELU",
 )
 """Layers whose output has their input's shape."""
-_QUERY = re.compile(r"_?(q|query|queries|xq|q_states|query_states|query_layer|q_new)")
+_QUERY = re.compile(r"_?(q|query|queries|xq|x_q|q_states|query_states|query_layer|q_new)")
 _KEY = re.compile(
-    r"_?(k|key|keys|xk|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"
+    r"_?(k|key|keys|xk|x_k|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"
 )
 
 
@@ -5413,12 +5421,15 @@ def _unwrapped(node: ast.expr) -> ast.expr:
 
 
 def _features_first(left: ast.AST, right: ast.AST) -> bool:
-    """``q.transpose(-2, -1) @ k``: queries and keys laid out [..., d, N], named so."""
-    if not (isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute)):
-        return False
-    if left.func.attr not in ("transpose", "permute", "mT", "t"):
-        return False
-    return _role(last_name(left.func.value)) == "query" and _role(last_name(right)) == "key"
+    """``q.transpose(-2, -1) @ k``: queries and keys laid out [..., d, N], named so.
+
+    The query may be a name it was moved into (``x_q = conv(x).permute(0, 2, 1)``).
+    """
+    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute):
+        if left.func.attr not in ("transpose", "permute", "mT", "t"):
+            return False
+        left = left.func.value
+    return _role(last_name(left)) == "query" and _role(last_name(right)) == "key"
 
 
 def _keys_first(left: ast.AST, right: ast.AST) -> bool:
