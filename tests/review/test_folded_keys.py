@@ -18,7 +18,7 @@ _DETR = """import torch
 import torch.nn.functional as F
 
 
-def attention_map(qh, kh):
+def attention_map(qh, kh, num_heads):
     weights = torch.einsum("bqnc,bnchw->bqnhw", qh * 0.5, kh)
     return F.softmax(weights.flatten({start}), dim=-1).view(weights.size())
 """
@@ -27,9 +27,9 @@ _RESHAPED = """import torch
 
 
 def weights(q, k):
-    B, H, L, D = q.shape
+    B, num_heads, L, D = q.shape
     s = (q @ k.transpose(-2, -1)) / D**0.5
-    return s.{shape}.softmax(-1).view(B, H, L, L)
+    return s.{shape}.softmax(-1).view(B, num_heads, L, L)
 """
 
 
@@ -53,7 +53,7 @@ def test_weights_times_values_are_no_scores() -> None:
     assert codes(source.format(start=1)) == []
 
 
-@pytest.mark.parametrize("shape", ["view(B, H, L * L)", "reshape(B, H, L * L)"])
+@pytest.mark.parametrize("shape", ["view(B, num_heads, L * L)", "reshape(B, num_heads, L * L)"])
 def test_a_reshape_folds_the_queries_into_the_keys(shape: str) -> None:
     assert codes(_RESHAPED.format(shape=shape)) == [(7, "AM402")]
 
@@ -61,10 +61,10 @@ def test_a_reshape_folds_the_queries_into_the_keys(shape: str) -> None:
 @pytest.mark.parametrize(
     "shape",
     [
-        "reshape(B * H * L, L)",  # every key axis alone
-        "view(B * H, L, L)",
-        "view(B, H, -1)",  # -1: not read
-        "view(B * H, L * L)",  # a product before the last: not read
+        "reshape(B * num_heads * L, L)",  # every key axis alone
+        "view(B * num_heads, L, L)",
+        "view(B, num_heads, -1)",  # -1: not read
+        "view(B * num_heads, L * L)",  # a product before the last: not read
     ],
 )
 def test_a_reshape_that_keeps_the_keys_or_says_nothing(shape: str) -> None:
@@ -110,3 +110,36 @@ def test_parts_indexed_out_of_a_permuted_projection(fold: str, expected: list) -
     """``qkv[0]`` of a permuted [3, B, H, T, d] has the rank; a swap of the heads and the
     queries keeps the keys last."""
     assert codes(_PACKED.format(fold=fold)) == expected
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        # a key feature map's two axes folded together: each query's softmax over its pixels
+        "import torch\n\n\ndef cross(q, k, scale, num_heads):\n"
+        "    attn = torch.einsum('bnc,bchw->bnhw', q * scale, k)\n"
+        "    b, n, h, w = attn.shape\n"
+        "    return attn.reshape(b, n, h * w).softmax(-1)\n",
+        # one softmax over every pair: a matching's distribution, no heads in sight
+        "import torch\n\n\ndef match(d0, d1, t):\n"
+        "    b, n, m = d0.size(0), d0.size(1), d1.size(1)\n"
+        "    sim = torch.bmm(d0, d1.transpose(1, 2)) / t\n"
+        "    return torch.softmax(sim.view(b, n * m), -1)\n",
+    ],
+)
+def test_folds_that_are_meant(source: str) -> None:
+    assert codes(source) == []
+
+
+@pytest.mark.parametrize(
+    ("other", "expected"), [("F.softmax(sim, 2)", []), ("2.0", [(7, "AM402")])]
+)
+def test_a_dual_softmax(other: str, expected: list) -> None:
+    """LoFTR's ``F.softmax(sim, 1) * F.softmax(sim, 2)``: both axes of one matching, on purpose."""
+    source = (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def dual_softmax(feat_c0, feat_c1, temperature):\n"
+        "    sim = torch.einsum('nlc,nsc->nls', feat_c0, feat_c1) / temperature\n"
+        f"    return F.softmax(sim, 1) * {other}\n"
+    )
+    assert codes(source) == expected

@@ -359,3 +359,6 @@ def test_a_parameter_named_a_mask_joined_per_head() -> None:
     assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM802", 6)]
     other = source.replace("align_mask", "alignment")  # not named a mask: nothing known
     assert check_source(other, "case.py") == []
+    # B * H copies: a mask shared by every item ([1, L, S]), any order is right
+    shared = source.replace("[align_mask] * num_heads", "[align_mask] * (x.size(1) * num_heads)")
+    assert check_source(shared, "case.py") == []

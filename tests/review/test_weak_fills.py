@@ -302,3 +302,24 @@ def test_a_known_mask_times_a_mask_parameter_after_the_softmax(keep: str, expect
     sum to 1 (AM401), whatever the parameter holds."""
     source = _AFTER.format(keep=keep).replace("causal, seq_mask, L", "causal, seq_mask, bias, L")
     assert [(f.line, f.code) for f in check_source(source, "case.py")] == expected
+
+
+_LOOKALIKES = {
+    # a Keras port: the penalty is added beside the product (same weights as masked_fill(-inf))
+    "tf_port": "    s = s * mask + (1.0 - mask) * -10000.0\n",
+    # AllenNLP's masked_softmax inlined: softmax(s * m), then * m and renormalised
+    "allennlp": "    w = torch.softmax(s * mask, dim=-1)\n    w = w * mask\n"
+    "    w = w / (w.sum(dim=-1, keepdim=True) + 1e-13)\n    return w @ v\n",
+    # an additive mask already in the scores: zeroing padded query rows is a guard, not a fill
+    "row_guard": "    s = s + attn_bias\n    s = torch.where(valid, s, 0.0)\n",
+    # a comparison with 1 added as a bonus: that it is a mask at all is a guess
+    "bonus": "    s = s + (dist == 1).float()\n",
+}
+
+
+@pytest.mark.parametrize("body", _LOOKALIKES.values(), ids=_LOOKALIKES.keys())
+def test_lookalikes_of_the_weak_fills_read_from_names(body: str) -> None:
+    source = _HEAD + "def attend(q, k, v, mask, attn_bias, valid, dist):\n" + _SCORES + body
+    if "return" not in body:
+        source += _READ
+    assert check_source(source, "case.py") == []

@@ -422,6 +422,7 @@ class Interpreter:
         self.summaries: dict[int, _Any | None] = {}
         self.aliases: frozenset[str] = frozenset()  # head-count names of this module
         self.converting_read: frozenset[int] | None = None  # see handed_an_additive_mask
+        self.assigned_value: ast.AST | None = None  # the value of the assignment being read
         self.summarising = False
         self.specialising = 0
         self.helper_calls: list[tuple[_Function, ast.Call]] = []
@@ -617,6 +618,7 @@ class Interpreter:
 
     def statement(self, node: ast.stmt) -> None:
         """Read one statement."""
+        self.assigned_value = node.value if isinstance(node, ast.Assign) else None
         if (
             isinstance(node, ast.Assign)
             and len(node.targets) == 1
@@ -1399,8 +1401,11 @@ class Interpreter:
             and isinstance(right, Const)
             and right.value in (0.0, 1.0)
         ):
-            # adj == 0 of a tensor the pass does not know: Boolean, its meaning left to the API
-            return Mask("mask", Origin(node, "a comparison with 0 or 1"), dtype="bool")
+            # adj == 0 of a tensor the pass does not know: Boolean, its meaning left to the API;
+            # that it is a mask at all is a guess (dist == 1 may be a bonus), as a name's is
+            return Mask(
+                "mask", Origin(node, "a comparison with 0 or 1"), dtype="bool", by_name=True
+            )
         return None
 
     def subscript(self, node: ast.Subscript) -> _Any | None:
@@ -1580,10 +1585,14 @@ class Interpreter:
                     # causal * seq_mask[:, None, None, :]: 0 wherever the known mask is 0
                     assert isinstance(this, Mask)
                     return this.but(origin=origin, true_set=None, key_padding=False, meaning=None)
+                named = (other is None and _named_mask(other_node, self.lookup)) or (
+                    isinstance(other, Mask) and other.by_name and other.kind == "mask"
+                )
                 if isinstance(this, Scores) and (
                     _zero_one(other)
-                    or (other is None and _named_mask(other_node, self.lookup))
-                    or (isinstance(other, Mask) and other.by_name and other.kind == "mask")
+                    # by a name only where the product is all the statement assigns (a penalty
+                    # added beside it, or a softmax around it, is another story)
+                    or (named and node is self.assigned_value)
                 ):
                     return self.multiplied_mask(this, node)
                 if isinstance(this, Scores):
@@ -2262,7 +2271,7 @@ class Interpreter:
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
             ndim = len(args) if len(args) >= 2 else None
             merged = receiver.merged
-            if _folds_the_keys(receiver.ndim, [arg.value for arg in args]):
+            if receiver.key_axes == 1 and _folds_the_keys(receiver.ndim, [a.value for a in args]):
                 merged = origin
             return dataclasses.replace(receiver, ndim=ndim, merged=merged)
         if method == "flatten" and isinstance(receiver, Scores):
@@ -3006,7 +3015,8 @@ class Interpreter:
             axis, at = dim
             implicit = axis is None
             axis = None if axis == NO_DIM else axis
-        self.axis_check(subject, axis, at, implicit=implicit)
+        if not self.dual_softmax(node):
+            self.axis_check(subject, axis, at, implicit=implicit)
         if (
             not subject.scaled
             # a learned position bias (T5's) is trained with unscaled scores, by design
@@ -3090,7 +3100,12 @@ class Interpreter:
         last = dim == -1 or (
             dim is not None and subject.ndim is not None and dim == subject.ndim - 1
         )
-        if subject.merged is not None and (last or (implicit and subject.ndim == 2)):
+        if (
+            subject.merged is not None
+            and (last or (implicit and subject.ndim == 2))
+            # a joint softmax over every pair is a matching's, on purpose; heads are attention's
+            and self.multi_head()
+        ):
             self.hit(
                 "AM402",
                 at,
@@ -3124,6 +3139,26 @@ class Interpreter:
                 "the keys sum to 1",
                 [("scores [..., L, S]", subject.origin)],
             )
+
+    def dual_softmax(self, node: ast.AST) -> bool:
+        """``F.softmax(sim, 1) * F.softmax(sim, 2)``: LoFTR's dual softmax, both axes on purpose.
+
+        The softmax is one factor of a product whose other factor is a softmax of the same
+        scores: a matching's mutual score, not attention weights over the keys.
+        """
+        if not self.functions:
+            return False
+        for product in ast.walk(self.functions[-1]):
+            if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
+                continue
+            sides = (product.left, product.right)
+            if node not in sides or not all(isinstance(side, ast.Call) for side in sides):
+                continue
+            calls = [side for side in sides if isinstance(side, ast.Call)]
+            if all(last_name(c.func) == "softmax" for c in calls) and all(c.args for c in calls):
+                first, second = (self.code(c.args[0]) for c in calls)
+                return first == second
+        return False
 
     def renormalised_over_keys(self, at: ast.AST | Arg) -> bool:
         """``attn = dots.softmax(dim=1) + eps`` then ``attn / attn.sum(dim=-1, keepdim=True)``."""
@@ -3747,7 +3782,11 @@ class Interpreter:
             and weak is not None
             and (
                 isinstance(condition, Mask)
-                or _unknown_condition(condition, args[0].value, [a.value for a in args[1:]])
+                or (
+                    # scores a mask or bias already reached: zeroing rows is a guard then
+                    not (scores.masked or scores.biased or scores.penalised)
+                    and _unknown_condition(condition, args[0].value, [a.value for a in args[1:]])
+                )
             )
         ):
             # torch.where(mask, scores, 0.0): the masked scores become 0, not -inf; a condition
@@ -4442,6 +4481,8 @@ class Interpreter:
                 isinstance(listed, (ast.List, ast.Tuple))
                 and len(listed.elts) == 1
                 and head_counts.counts(count)
+                # [m] * (B * H): a mask shared by every item, copied B·H times, any order
+                and len(factors(count)) == 1
             ):
                 mask = self.ev(listed.elts[0])
                 if mask is None:
