@@ -3015,8 +3015,7 @@ class Interpreter:
             axis, at = dim
             implicit = axis is None
             axis = None if axis == NO_DIM else axis
-        if not self.dual_softmax(node):
-            self.axis_check(subject, axis, at, implicit=implicit)
+        self.axis_check(subject, axis, at, implicit=implicit, softmax=node)
         if (
             not subject.scaled
             # a learned position bias (T5's) is trained with unscaled scores, by design
@@ -3088,57 +3087,62 @@ class Interpreter:
         return dataclasses.replace(scores, ndim=ndim, key_axes=max(keys, 1))
 
     def axis_check(
-        self, subject: Scores, dim: int | None, at: ast.AST | Arg, *, implicit: bool
+        self,
+        subject: Scores,
+        dim: int | None,
+        at: ast.AST | Arg,
+        *,
+        implicit: bool,
+        softmax: ast.AST | None = None,
     ) -> None:
         """AM402: a softmax over an axis other than the scores' last (the keys).
 
         Not where the weights are then divided by their own sum over the keys: slot attention
-        (Locatello et al.) normalises over the queries on purpose, then over the keys.
+        (Locatello et al.) normalises over the queries on purpose, then over the keys; nor for
+        one factor of a dual softmax (:meth:`dual_softmax`).  Both are looked for only where a
+        finding would be made.
         """
-        if self.renormalised_over_keys(at):
-            return
         last = dim == -1 or (
             dim is not None and subject.ndim is not None and dim == subject.ndim - 1
         )
+        facts: list[tuple[str, Origin]]
         if (
             subject.merged is not None
             and (last or (implicit and subject.ndim == 2))
             # a joint softmax over every pair is a matching's, on purpose; heads are attention's
             and self.multi_head()
         ):
-            self.hit(
-                "AM402",
-                at,
+            expects = (
                 "each query's weights must sum to 1 over its keys alone; after the key axis was "
-                "folded in with other axes, this softmax normalises over them together",
-                [("the key axis folded in with others", subject.merged)],
+                "folded in with other axes, this softmax normalises over them together"
             )
-            return
-        if implicit and subject.ndim is not None:
+            facts = [("the key axis folded in with others", subject.merged)]
+        elif implicit and subject.ndim is not None:
             # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
             dim = 0 if subject.ndim in (0, 1, 3) else 1
-            if dim != subject.ndim - 1:
-                self.hit(
-                    "AM402",
-                    at,
-                    f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
-                    "key axis of q @ kᵀ is the last one (dim=-1)",
-                    [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)],
-                )
-            return
-        if dim is None:
-            return
-        wrong = dim < -1 or dim == 0
-        if subject.ndim is not None and dim >= 0:
-            wrong = dim != subject.ndim - 1
-        if wrong:
-            self.hit(
-                "AM402",
-                at,
-                "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
-                "the keys sum to 1",
-                [("scores [..., L, S]", subject.origin)],
+            if dim == subject.ndim - 1:
+                return
+            expects = (
+                f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
+                "key axis of q @ kᵀ is the last one (dim=-1)"
             )
+            facts = [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)]
+        elif implicit or dim is None:
+            return
+        else:
+            wrong = dim < -1 or dim == 0
+            if subject.ndim is not None and dim >= 0:
+                wrong = dim != subject.ndim - 1
+            if not wrong:
+                return
+            expects = (
+                "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
+                "the keys sum to 1"
+            )
+            facts = [("scores [..., L, S]", subject.origin)]
+        if self.renormalised_over_keys(at) or (softmax is not None and self.dual_softmax(softmax)):
+            return
+        self.hit("AM402", at, expects, facts)
 
     def dual_softmax(self, node: ast.AST) -> bool:
         """``F.softmax(sim, 1) * F.softmax(sim, 2)``: LoFTR's dual softmax, both axes on purpose.
