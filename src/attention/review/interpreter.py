@@ -34,7 +34,6 @@ from attention.review import extended_masks, head_counts, heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
-    HEAD_SIZE_NAMES,
     Const,
     Dtype,
     Embedded,
@@ -50,6 +49,7 @@ from attention.review.provenance import (
     Weights,
     mask_from_name,
     meaning_named,
+    names_a_head_size,
     scale_from_name,
 )
 from attention.review.sinks import (
@@ -5451,7 +5451,7 @@ def _unbound(
 def _head_size(node: ast.AST) -> bool:
     """A size named for one head's width: ``dim_head``, ``self.head_dim``, ``d_k``."""
     name = last_name(node)
-    return name is not None and (name.lower() in HEAD_SIZE_NAMES or "head_dim" in name.lower())
+    return name is not None and names_a_head_size(name)
 
 
 def _unwrapped(node: ast.expr) -> ast.expr:

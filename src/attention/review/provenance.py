@@ -32,7 +32,6 @@ from typing import Literal
 
 __all__ = [
     "CAUSAL",
-    "HEAD_SIZE_NAMES",
     "Const",
     "Dtype",
     "Embedded",
@@ -47,6 +46,7 @@ __all__ = [
     "Value",
     "Weights",
     "mask_from_name",
+    "names_a_head_size",
     "scale_from_name",
 ]
 
@@ -428,6 +428,16 @@ def meaning_named(name: str) -> Meaning | None:
     return "forbidden" if forbidden else "allowed"
 
 
+def names_a_head_size(name: str) -> bool:
+    """Whether a name is one head's width: ``dim_head``, ``head_dim``, ``d_k``.
+
+    >>> names_a_head_size("self_head_dim"), names_a_head_size("d_model")
+    (True, False)
+    """
+    word = _words(name)
+    return word in HEAD_SIZE_NAMES or "head_dim" in word
+
+
 def scale_from_name(names: list[str]) -> str | None:
     """The model-width name a scale is built from, if it names no head size.
 
@@ -437,7 +447,7 @@ def scale_from_name(names: list[str]) -> str | None:
     True
     """
     words = [_words(name) for name in names]
-    if any(word in HEAD_SIZE_NAMES or "head_dim" in word for word in words):
+    if any(map(names_a_head_size, names)):
         return None
     for word, name in zip(words, names, strict=True):
         if word in WIDTH_NAMES:
