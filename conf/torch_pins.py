@@ -1,7 +1,6 @@
-"""The pins for one torch release: conf/constraints.txt with torch's own requirements resolved.
+"""The pins for another torch release: the lock with that release's own requirements resolved.
 
     python conf/torch_pins.py generate torch==X.Y.Z --out FILE [--python PYTHON] [--base FILE]
-                                       [--torch-index URL]
     python conf/torch_pins.py check FILE [--python PYTHON] [--torch-index URL] -- PIP-ARGS ...
     python conf/torch_pins.py reachable URL
 
@@ -13,17 +12,17 @@ resolution (pip's ``--extra-index-url``); pip then prefers its ``+cpu`` build, a
 than PyPI's.  ``reachable`` says in one line, within a few seconds, whether such an index
 answers (exit 0) or not (exit 1).
 
-Every torch on the package index other than the CPU build that ``conf/constraints.txt`` pins is
-a CUDA build, which brings packages the constraints do not pin (``nvidia-*``, ``cuda-*``,
-``triton``) and, for older releases, other ranges of packages they do pin (torch 2.5.1 requires
-``sympy==1.13.1``; the constraints pin 1.14.0).  ``generate`` asks pip what torch==X.Y.Z needs
-(``pip install --dry-run --ignore-installed --report``, no constraints: nothing is downloaded
-but metadata) and writes ``FILE``: the lines of ``--base`` (default: conf/constraints.txt) in
-their order, each pin of torch's dependency closure kept where it meets every requirement of
-that closure and otherwise replaced by the version pip resolved (with a comment saying which
-requirement moved it), the torch line replaced by the resolved torch, then every package of
-the closure the base does not pin.  The same base and the same resolution give the same file,
-byte for byte.
+``conf/constraints.txt`` is a universal lock (``nox -s lock``): it pins every package of both builds
+of the torch release it pins, on every supported Python and platform.  Another torch release is
+another resolution: its CUDA build brings other versions of ``nvidia-*``, ``cuda-*`` and ``triton``,
+and an older release other ranges of packages the lock pins (torch 2.5.1 requires ``sympy==1.13.1``;
+the lock pins 1.14.0).  ``generate`` asks pip what torch==X.Y.Z needs (``pip install --dry-run
+--ignore-installed --report``, no constraints: nothing is downloaded but metadata) and writes
+``FILE``: the lines of ``--base`` (default: conf/constraints.txt) in their order, each pin of
+torch's dependency closure kept where it meets every requirement of that closure and otherwise
+replaced by the version pip resolved (with a comment saying which requirement moved it), the torch
+line replaced by the resolved torch, then every package of the closure the base does not pin.  The
+same base and the same resolution give the same file, byte for byte.
 
 ``check`` resolves an install with the pins in ``FILE`` without installing anything and fails,
 in one line, when the pins cannot be met (naming what conflicts) or when a package would be
@@ -66,7 +65,7 @@ OWN = "attention-textbook"
 CPU_INDEX = "https://download.pytorch.org/whl/cpu"
 """PyTorch's index of CPU builds: where a machine can reach it, the default environment's torch."""
 REACHABLE_TIMEOUT_S = 3.0
-_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*(\S+)")
+_PIN = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*([^\s;]+)")
 
 
 class PinsError(Exception):
@@ -250,13 +249,11 @@ def generate(
     *,
     python: str,
     base: Path = BASE,
-    torch_index: str | None = None,
 ) -> str:
     """Resolve ``requirement`` with pip and write its pins to ``out``; returns the text."""
     report = resolve(
         python,
         [requirement],
-        torch_index=torch_index,
         what=f"no pins for {requirement}: pip cannot resolve it",
     )
     text = render(base.read_text(encoding="utf-8"), report, requirement, base_name=base.name)
@@ -298,13 +295,27 @@ def describe(text: str) -> str:
     return f"torch {torch}: {len(added)} packages beyond the base{text_gpu}"
 
 
-def read_pins(path: Path) -> dict[str, str]:
-    """``{normalised name: version}`` of every ``name==version`` line of ``path``."""
+def read_pins(path: Path, environment: Mapping[str, str] | None = None) -> dict[str, str]:
+    """``{normalised name: version}`` of every ``name==version`` line of ``path``.
+
+    A line with an environment marker (``nvidia-nvtx==13.0.85 ; sys_platform == 'linux'``)
+    counts where its marker holds in ``environment`` (pip's report's), or in any environment
+    when none is given.
+    """
     pins = {}
     for raw in path.read_text(encoding="utf-8").splitlines():
-        match = _PIN.match(raw.split("#", 1)[0].strip())
-        if match is not None:
-            pins[normalise(match[1])] = match[2]
+        line = raw.split("#", 1)[0].strip()
+        match = _PIN.match(line)
+        if match is None:
+            continue
+        _, _, marker = line.partition(";")
+        if (
+            environment is not None
+            and marker.strip()
+            and not Marker(marker.strip()).evaluate(dict(environment))
+        ):
+            continue
+        pins[normalise(match[1])] = match[2]
     return pins
 
 
@@ -332,7 +343,7 @@ def check_report(pins: Path, report: Mapping[str, Any]) -> int:
     Returns how many packages the report installs; raises PinsError naming those that would
     arrive without a pin (a local label, ``+cpu``, need not be pinned: pip ignores it too).
     """
-    pinned = read_pins(pins)
+    pinned = read_pins(pins, report.get("environment"))
     loose = []
     for item in report["install"]:
         name, version = item["metadata"]["name"], item["metadata"]["version"]
@@ -378,7 +389,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     make.add_argument("--out", required=True, type=Path)
     make.add_argument("--base", type=Path, default=BASE)
     make.add_argument("--python", default=sys.executable)
-    make.add_argument("--torch-index", help="an index pip also looks in (--extra-index-url)")
     test = commands.add_parser("check", help="resolve an install with the pins, install nothing")
     test.add_argument("pins", type=Path)
     test.add_argument("--python", default=sys.executable)
@@ -396,7 +406,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.out,
                 python=args.python,
                 base=args.base,
-                torch_index=args.torch_index,
             )
             count = len(read_pins(args.out))
             print(f"torch_pins: wrote {args.out}: {count} pins for {args.requirement}")

@@ -51,7 +51,7 @@ def test_the_citation_file_carries_no_second_version() -> None:
 
 
 def test_pre_commit_runs_the_pinned_ruff_with_the_lint_sessions_checks() -> None:
-    pinned = re.search(r"(?m)^ruff==(\S+)$", CONSTRAINTS.read_text())
+    pinned = re.search(r"(?m)^ruff==([^\s;#]+)", CONSTRAINTS.read_text())
     assert pinned
     config = (ROOT / ".pre-commit-config.yaml").read_text()
     assert re.findall(r'"ruff==([^"]+)"', config) == [pinned[1], pinned[1]]
@@ -133,7 +133,31 @@ def test_dev_without_a_command_prints_its_usage_and_installs_nothing(tmp_path: P
     assert "./dev check" in result.stderr
 
 
-def test_dev_refuses_a_python_that_is_not_3_11() -> None:
+def fake_python(tmp_path: Path, release: str) -> str:
+    """A stand-in interpreter that says it is Python ``release`` and makes nothing."""
+    script = tmp_path / f"python{release}"
+    script.write_text(f"#!/bin/sh\necho '{release} /opt/python{release}/bin/python'\n")
+    script.chmod(0o755)
+    return str(script)
+
+
+@pytest.mark.parametrize("release", ["3.10", "3.15"])
+def test_dev_refuses_a_python_outside_the_supported_range_in_one_line(
+    tmp_path: Path, release: str
+) -> None:
+    result = subprocess.run(
+        [str(ROOT / "dev"), "docs"],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "PYTHON": fake_python(tmp_path, release)},
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("\n") == 1
+    assert f"is Python {release}; the project needs Python 3.11 to 3.14" in result.stderr
+    assert "PYTHON=" in result.stderr
+
+
+def test_dev_refuses_a_program_that_is_no_python() -> None:
     result = subprocess.run(
         [str(ROOT / "dev"), "docs"],
         capture_output=True,
@@ -141,4 +165,4 @@ def test_dev_refuses_a_python_that_is_not_3_11() -> None:
         env={"PATH": "/usr/bin:/bin", "PYTHON": "/bin/false"},
     )
     assert result.returncode == 2
-    assert "is not Python 3.11" in result.stderr
+    assert "does not run as Python; the project needs Python 3.11 to 3.14" in result.stderr

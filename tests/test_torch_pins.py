@@ -270,52 +270,32 @@ def test_the_recorded_resolutions_are_of_the_default_torch(kind: str) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(BUILDS))
-def test_the_default_pins_hold_every_package_of_the_build_pip_gets(
-    kind: str, tmp_path: Path
-) -> None:
-    _, torch_line, gpu_packages = BUILDS[kind]
+def test_the_lock_holds_every_package_of_either_build_pip_gets(kind: str) -> None:
+    """The default environment installs with conf/constraints.txt itself: nothing is generated."""
+    gpu_packages = BUILDS[kind][2]
     report = recorded(kind)
-    text = pins.render(
-        paths.CONSTRAINTS.read_text(encoding="utf-8"),
-        report,
-        default_torch(),
-        base_name="constraints.txt",
-    )
-    out = tmp_path / "constraints.txt"
-    out.write_text(text, encoding="utf-8")
-    assert torch_line in text.splitlines()
-    # every package of the resolution is pinned at the version pip resolved
-    assert pins.check_report(out, report) == len(report["install"])
-    # ... and the post-install check agrees, on the same packages as if installed
+    assert pins.check_report(paths.CONSTRAINTS, report) == len(report["install"])
     installed = [(i["metadata"]["name"], i["metadata"]["version"]) for i in report["install"]]
-    assert check_pins.unpinned(pins.read_pins(out), installed) == []
-    # every other pin of conf/constraints.txt is kept as it is
-    base = pins.read_pins(paths.CONSTRAINTS)
-    generated = pins.read_pins(out)
-    assert {key: generated[key] for key in base if key != "torch"} == {
-        key: value for key, value in base.items() if key != "torch"
-    }
-    added = sorted(set(generated) - set(base))
-    assert sum(1 for name in added if pins.GPU_PACKAGE.match(name)) == gpu_packages
-    assert pins.describe(text).startswith(f"torch {torch_line.removeprefix('torch==')}: ")
+    assert check_pins.unpinned(pins.read_pins(paths.CONSTRAINTS), installed) == []
+    names = [pins.normalise(name) for name, _ in installed]
+    assert sum(1 for name in names if pins.GPU_PACKAGE.match(name)) == gpu_packages
 
 
-def test_the_base_alone_refuses_the_cuda_build_and_takes_the_cpu_build() -> None:
-    """What README's commands met on PyPI alone: the CUDA build's packages are not in the base."""
-    with pytest.raises(
-        pins.PinsError, match=r"does not pin .*nvidia-nvtx 13\.0\.85.*triton 3\.7\.1"
-    ):
-        pins.check_report(paths.CONSTRAINTS, recorded("cuda"))
-    problems = check_pins.unpinned(
-        pins.read_pins(paths.CONSTRAINTS),
-        [(i["metadata"]["name"], i["metadata"]["version"]) for i in recorded("cuda")["install"]],
+def test_a_pin_whose_marker_fails_does_not_count_for_that_environment(tmp_path: Path) -> None:
+    lock = tmp_path / "constraints.txt"
+    lock.write_text(
+        "torch==2.13.0\n"
+        "triton==3.7.1 ; sys_platform == 'linux'  # via torch\n"
+        "appnope==1.0.0 ; sys_platform == 'darwin'\n"
     )
-    assert "triton 3.7.1 is installed but not pinned" in problems
-    assert len(problems) == 19  # 15 nvidia-*, 3 cuda-*, triton
-    assert pins.check_report(paths.CONSTRAINTS, recorded("cpu")) == 10
+    assert pins.read_pins(lock, ENVIRONMENT) == {"torch": "2.13.0", "triton": "3.7.1"}
+    assert set(pins.read_pins(lock)) == {"torch", "triton", "appnope"}
+    darwin = report(item("torch", "2.13.0", requested=True), item("appnope", "1.0.0"))
+    with pytest.raises(pins.PinsError, match=r"appnope 1\.0\.0"):
+        pins.check_report(lock, darwin)
 
 
-def test_generate_asks_pip_to_look_in_the_torch_index_too(tmp_path: Path) -> None:
+def test_check_asks_pip_to_look_in_the_torch_index_too(tmp_path: Path) -> None:
     python = fake_pip(tmp_path, recorded("cpu"))
     argv = tmp_path / "argv.json"
     script = Path(python)
@@ -326,13 +306,11 @@ def test_generate_asks_pip_to_look_in_the_torch_index_too(tmp_path: Path) -> Non
         ),
         encoding="utf-8",
     )
-    out = tmp_path / "pins.txt"
     index = "http://127.0.0.1:9/whl/cpu"
-    text = pins.generate(default_torch(), out, python=python, torch_index=index)
-    assert "torch==2.13.0+cpu" in text.splitlines()
+    assert pins.check(paths.CONSTRAINTS, ["torch"], python=python, torch_index=index) == 10
     args = json.loads(argv.read_text())
     assert args[args.index("--extra-index-url") + 1] == index
-    pins.generate(default_torch(), out, python=python)
+    pins.check(paths.CONSTRAINTS, ["torch"], python=python)
     assert "--extra-index-url" not in json.loads(argv.read_text())
 
 
