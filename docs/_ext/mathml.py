@@ -15,10 +15,16 @@ docutils' own (:func:`docutils.utils.math.latex2mathml.tex2mathml`).
 * The converter's MathML is then given TeX's layout (:mod:`tex_layout`): the spaces between
   atoms, italic corrections and kerns, script positions, delimiter and root sizes, arrays, where
   a browser's MathML Core rules read otherwise.
-* Display math: ``<div class="math notranslate" id="equation-LABEL"><span class="eqno">(N)
-  <a class="headerlink">``…``</span><math display="block">…</math></div>``, numbered like
-  ``sphinx.ext.mathjax`` numbers it; inline math: ``<span class="math notranslate"><math>…
-  </math></span>``.  ``docs/_static/math.css`` lays them out.
+* Display math: ``<div class="math notranslate" lang="zxx" id="equation-LABEL"><span
+  class="eqno" lang="PAGE">(N) <a class="headerlink">``…``</span><math display="block">…
+  </math></div>``, numbered like ``sphinx.ext.mathjax`` numbers it; inline math: ``<span
+  class="math notranslate" lang="zxx"><math>…</math></span>``.  ``docs/_static/math.css`` lays
+  them out.  A formula is set in no natural language (``zxx``), as TeX sets it whatever the text
+  around it: under ``lang="zh-CN"`` Chromium gives each token the line metrics of the Chinese
+  text (with a CJK font installed, a script letter's box grows by 15 %), so MathML Core's rule
+  for a tall subscript lowered ``d_k``'s k to 0.213 em instead of TeX's 0.15 em on every
+  Chinese page.  Chromium reads ``lang`` from the HTML element around the ``<math>``, not from
+  the ``<math>`` itself.
 * The math font: browsers need an OpenType MATH font for stretchy fences, radicals and fraction
   rules.  At the end of each HTML build, :func:`_write_font` subsets Latin Modern Math
   (``docs/_fonts/latin-modern-math``, GUST Font License) to the characters the site's MathML uses,
@@ -292,19 +298,26 @@ def _mathml(self: HTML5Translator, node: nodes.Element, *, block: bool) -> str:
         return UNRENDERED
 
 
+FORMULA_LANGUAGE = "zxx"
+"""BCP 47's "no linguistic content": a formula is laid out as in no language's text."""
+
+
 def visit_math(self: HTML5Translator, node: nodes.math) -> None:
-    """Inline formula: ``<span class="math notranslate"><math>…</math></span>``."""
-    self.body.append(self.starttag(node, "span", "", CLASS="math notranslate"))
+    """Inline formula: ``<span class="math notranslate" lang="zxx"><math>…</math></span>``."""
+    self.body.append(
+        self.starttag(node, "span", "", CLASS="math notranslate", lang=FORMULA_LANGUAGE)
+    )
     self.body.append(_mathml(self, node, block=False) + "</span>")
     raise nodes.SkipNode
 
 
 def visit_displaymath(self: HTML5Translator, node: nodes.math_block) -> None:
     """Display formula in a ``div.math``, with its number (and link) first when it has a label."""
-    self.body.append(self.starttag(node, "div", CLASS="math notranslate"))
+    self.body.append(self.starttag(node, "div", CLASS="math notranslate", lang=FORMULA_LANGUAGE))
     if node["number"]:
         number = get_node_equation_number(self, node)
-        self.body.append(f'<span class="eqno">({number})')
+        page = (self.config.language or "en").replace("_", "-")  # the link's words: the page's
+        self.body.append(f'<span class="eqno" lang="{page}">({number})')
         self.add_permalink_ref(node, _("Link to this equation"))
         self.body.append("</span>")
     self.body.append(_mathml(self, node, block=True) + "</div>\n")
