@@ -450,6 +450,65 @@ def bench(session: nox.Session) -> None:
     session.run("python", "-m", "attention.review.benchmark", *review)
 
 
+WORKED_EXAMPLE = """\
+import math, torch, attention
+q = torch.tensor([[[1.0]]], dtype=torch.float64)
+k = torch.tensor([[[0.0], [math.log(3.0)]]], dtype=torch.float64)
+v = torch.tensor([[[10.0], [20.0]]], dtype=torch.float64)
+out, weights = attention.scaled_dot_product_attention(q, k, v)
+assert [round(w, 4) for w in weights.flatten().tolist()] == [0.25, 0.75], weights
+assert round(out.item(), 4) == 17.5, out
+print(f"attention {attention.__version__} on torch {torch.__version__}: 0.25 0.75 17.5")
+"""
+
+
+@nox.session(default=False)
+def pythons(session: nox.Session) -> None:
+    """The package as users install it, on each interpreter given (default: nox's own).
+
+    ``nox -s pythons -- /usr/bin/python3.12 /usr/bin/python3.13``: for each, in a fresh virtual
+    environment with the lock's pins, ``pip install .`` (no torch) and the mask checker on a file
+    of the bug corpus, then ``pip install '.[torch]'`` and the concept page's worked example
+    (0.25, 0.75, 17.5); every environment is checked against the lock and deleted after.  Off
+    PyTorch's CPU index, torch on Python 3.12 and later is the CUDA build (5.4 GB each).
+    """
+    sample = ROOT / "tests" / "review" / "corpus" / "lucidrains_vit_pytorch_65.py"
+    for given in session.posargs or [sys.executable]:
+        found = shutil.which(given)
+        if found is None:
+            session.error(f"no interpreter {given}")
+        release = str(
+            session.run(
+                found,
+                *("-c", "import sys; print('%d.%d' % sys.version_info[:2])"),
+                silent=True,
+                external=True,
+            )
+        ).strip()
+        if release not in supported_pythons():
+            session.error(f"{given} is Python {release}: not one of {supported_pythons()}")
+        venv = Path(session.create_tmp()) / f"python{release}"
+        shutil.rmtree(venv, ignore_errors=True)
+        session.run(found, "-m", "venv", str(venv), external=True)
+        python = venv / "bin" / "python"
+        _pip(session, python, str(CONSTRAINTS), "--quiet", "pip")  # the lock's pip, for the check
+        session.log(f"Python {release} ({found}): pip install .")
+        _pip(session, python, str(CONSTRAINTS), "--quiet", str(ROOT))
+        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(CONSTRAINTS))
+        no_torch = "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
+        session.run(str(python), "-c", no_torch, external=True)
+        review = (str(python), "-m", "attention.review", str(sample))
+        found_one = session.run(*review, external=True, silent=True, success_codes=[1])
+        if "AM502" not in str(found_one):
+            session.error(f"python -m attention.review found no AM502 in {sample.name}")
+        session.log(f"Python {release}: the checker, without torch, reports {sample.name}'s AM502")
+        session.log(f"Python {release} ({found}): pip install '.[torch]'")
+        _pip(session, python, str(CONSTRAINTS), "--quiet", f"{ROOT}[torch]")
+        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(CONSTRAINTS))
+        session.run(str(python), "-c", WORKED_EXAMPLE, external=True)
+        shutil.rmtree(venv)
+
+
 TORCHFIX_ENV = ROOT / ".nox" / "torchfix"
 
 
@@ -712,22 +771,52 @@ def translations(session: nox.Session) -> None:
     )
 
 
+def _build_from_scratch(session: nox.Session, out: Path) -> None:
+    """Both languages into ``out/html``, every page reread and every code cell run again."""
+    shutil.rmtree(out, ignore_errors=True)
+    for language in LANGUAGES:
+        _sphinx(
+            session,
+            "html",
+            out / "html" / language,
+            out / "doctrees" / language,
+            *("-D", f"language={language}"),
+            *("-D", f"nb_execution_cache_path={out / 'jupyter_cache'}"),
+        )
+
+
 @nox.session(venv_backend=SHARED, default=False)
 def reproducible(session: nox.Session) -> None:
-    """Build both languages twice from scratch, code cells re-executed, and compare every byte."""
+    """Build both languages twice from scratch, code cells re-executed, and compare every byte.
+
+    ``-- --python PATH`` makes the second build with another interpreter (a supported release,
+    in an environment of its own, .nox/dev-pythonX.Y, made as the shared one is): the same site
+    from every Python.
+    """
+    other = session.posargs[1] if session.posargs[:1] == ["--python"] else None
+    if session.posargs and (other is None or len(session.posargs) != 2):
+        session.error("nox -s reproducible takes no arguments, or -- --python PATH")
     _install(session, "docs")
     tmp = Path(session.create_tmp())
-    for run in ("first", "second"):
-        shutil.rmtree(tmp / run, ignore_errors=True)
-        for language in LANGUAGES:
-            _sphinx(
-                session,
-                "html",
-                tmp / run / "html" / language,
-                tmp / run / "doctrees" / language,
-                *("-D", f"language={language}"),
-                *("-D", f"nb_execution_cache_path={tmp / run / 'jupyter_cache'}"),
-            )
+    _build_from_scratch(session, tmp / "first")
+    if other is not None:
+        found = shutil.which(other)
+        if found is None:
+            session.error(f"no interpreter {other}")
+        release = session.run(
+            found,
+            "-c",
+            "import sys; print('%d.%d' % sys.version_info[:2])",
+            silent=True,
+            external=True,
+        )
+        release = str(release).strip()
+        if release not in supported_pythons():
+            session.error(f"{other} is Python {release}: not one of {supported_pythons()}")
+        session.log(f"the second build: Python {release} ({found})")
+        venv = DEV_ENV.with_name(f"dev-python{release}")
+        _use_env(session, extras=["docs"], venv=venv, base_python=found)
+    _build_from_scratch(session, tmp / "second")
     session.run(
         "python",
         "docs/_tools/sitetool.py",

@@ -150,7 +150,7 @@ def test_docs_links_point_at_the_pinned_torch_documentation() -> None:
 
 def pinned_torch() -> str:
     text = (ROOT / "conf" / "constraints.txt").read_text()
-    match = re.search(r"^torch==(\S+)$", text, flags=re.MULTILINE)
+    match = re.search(r"^torch==([^\s;#]+)", text, flags=re.MULTILINE)
     assert match, "conf/constraints.txt pins torch"
     return match.group(1)
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from attention.semantics import record
+from attention.semantics import paths, record
 from attention.semantics.__main__ import main
 from attention.semantics.claims import (
     Claim,
@@ -184,13 +184,7 @@ def test_docs_links_name_the_framework_documentation() -> None:
 
 
 def ecosystem_pins() -> dict[str, str]:
-    pins = {}
-    for path in ("constraints.txt", "constraints-ecosystem.txt"):
-        for line in (ROOT / "conf" / path).read_text().splitlines():
-            if line and not line.startswith("#"):
-                name, version = line.split("==")
-                pins[re.sub(r"[-_.]+", "_", name).lower()] = version
-    return pins
+    return paths.pins(paths.CONSTRAINTS, paths.ECOSYSTEM_CONSTRAINTS)
 
 
 def test_the_transformers_docs_link_is_the_pinned_release() -> None:

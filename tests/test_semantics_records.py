@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import re
 from pathlib import Path
 from typing import Any
 
@@ -60,13 +59,7 @@ def disagreements(record: dict[str, Any], claims: list[Claim], release: str | No
 
 
 def pins(*files: Path) -> dict[str, str]:
-    found = {}
-    for path in files:
-        for line in path.read_text().splitlines():
-            if line and not line.startswith("#"):
-                name, version = line.split("==")
-                found[re.sub(r"[-_.]+", "_", name).lower()] = version
-    return found
+    return paths.pins(*files)
 
 
 def listing_problems(releases: list[str], names: set[str]) -> list[str]:

@@ -299,7 +299,7 @@ def tab(browser: Browser) -> Iterator[list[Page]]:
 
 # a numbered display equation, as the pages write it (the shape site.js looks for)
 EQUATION = (
-    '<div class="math" id="equation-cite-check"><span class="eqno">(1)</span>'
+    '<div class="math" id="equation-cite-check" lang="zxx"><span class="eqno" lang="en">(1)</span>'
     '<math display="block"><mi>x</mi></math></div>'
 )
 

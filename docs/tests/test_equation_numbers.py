@@ -20,7 +20,8 @@ import pytest
 from test_browser import PAGES, SITE
 
 EQUATION = re.compile(
-    r'<div class="math[^"]*" id="(equation-[^"]+)">\s*<span class="eqno">\(([\d.]+)\)'
+    r'<div class="math[^"]*" id="(equation-[^"]+)" lang="zxx">\s*'
+    r'<span class="eqno" lang="[a-zA-Z-]+">\(([\d.]+)\)'
 )
 DISPLAY = re.compile(r'<div class="math notranslate"')
 PART = re.compile(r'<h1><span class="section-number">(\d+)\.\s*</span>')

@@ -36,6 +36,7 @@ __all__ = [
     "TorchRelease",
     "checkout",
     "claims_file",
+    "pins",
     "record_files",
     "release_of",
     "torch_record",
@@ -55,11 +56,31 @@ ECOSYSTEM_RECORD = RECORDS / "ecosystem.json"
 RELEASES = CONF / "torch-releases.toml"
 """The torch releases ``nox -s semantics_matrix`` verifies the claims on."""
 CONSTRAINTS = CONF / "constraints.txt"
-"""The exact versions every environment installs (torch: the default release)."""
+"""The exact versions every environment installs (torch: the default release), on every supported
+Python: a universal lock, written by ``nox -s lock``."""
 ECOSYSTEM_CONSTRAINTS = CONF / "constraints-ecosystem.txt"
 """The exact versions of the other frameworks (``nox -s semantics_ecosystem``)."""
 
 _RELEASE = re.compile(r"^\d+\.\d+\.\d+$")
+_PIN = re.compile(r"([A-Za-z0-9][A-Za-z0-9._-]*)\s*===?\s*([^\s;#]+)")
+
+
+def pins(*files: Path) -> dict[str, str]:
+    """``{name: version}`` of every ``name==version`` line of the constraints ``files``.
+
+    Names in one form, lower case with ``_`` for ``-`` and ``.``; a line's environment marker
+    (``; sys_platform == 'linux'``) and its comment (``# via torch``) are left aside.
+
+    >>> pins(CONSTRAINTS)["torch"]
+    '2.13.0'
+    """
+    found = {}
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
+            match = _PIN.match(line.strip())
+            if match and not line.startswith("#"):
+                found[re.sub(r"[-_.]+", "_", match[1]).lower()] = match[2]
+    return found
 
 
 def claims_file(name: str) -> Path:
