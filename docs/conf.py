@@ -15,6 +15,7 @@ import doctest
 import hashlib
 import logging
 import os
+import pathlib
 import shutil
 import sys
 import warnings
@@ -191,6 +192,14 @@ typehints_use_rtype = True
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 napoleon_use_rtype = False  # sphinx-autodoc-typehints writes the return type
+
+
+# Python 3.13 and later define pathlib.Path in pathlib._local, a name no inventory holds: the API
+# pages would name it (an unresolved reference under -n) and differ between interpreters.  In this
+# process only (code cells and doctests run in their own), the class says the module Python
+# documents it in.  (A config function, typehints_fixup_module_name, cannot be cached by Sphinx.)
+pathlib.Path.__module__ = "pathlib"
+
 
 # -- Intersphinx: committed inventories, no network at build time -------------------------------
 # docs/_intersphinx/make_inventories.py writes these files; add an object there when a page

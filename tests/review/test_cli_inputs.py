@@ -299,12 +299,22 @@ def _plain(source: str) -> str:
 def test_deep_nesting_where_only_the_syntax_is_checked_is_one_line_not_a_crash(
     name, tmp_path
 ) -> None:
+    """Where this Python's compiler reads the file (3.13 compiles a sum of 5,000 terms that 3.11
+    and 3.12 refuse), it is a valid module with nothing to check; where it refuses it, one line."""
     (tmp_path / "deep.py").write_text(_plain(NESTED[name]))
     (tmp_path / "wrong.py").write_text(WRONG)
+    cpython = subprocess.run(
+        [sys.executable, "-c", "compile(open('deep.py').read(), 'deep.py', 'exec')"],
+        cwd=tmp_path,
+        capture_output=True,
+    )
     done = checker("deep.py", "wrong.py", "--jobs", "1", cwd=tmp_path)
-    assert done.returncode == 2, done.stderr[-500:]
     assert done.stdout.count(" AM101 ") == 1
-    one_line_naming(done.stderr, "deep.py")
+    if cpython.returncode == 0:
+        assert (done.returncode, done.stderr) == (1, "")
+    else:
+        assert done.returncode == 2, done.stderr[-500:]
+        one_line_naming(done.stderr, "deep.py")
 
 
 @pytest.mark.parametrize(
