@@ -550,6 +550,26 @@ def realcode(session: nox.Session) -> None:
     )
 
 
+@nox.session(venv_backend=SHARED, default=False)
+def golden(session: nox.Session) -> None:
+    """Every field of every finding, against the committed record in ``tests/review/golden/``.
+
+    Runs the checker on its corpus, the bug corpus, the rules' examples, the command line's json
+    and sarif output, the releases of ``conf/realcode-pins.txt`` (downloaded into
+    ``build/realcode/`` as ``realcode`` does, once) and transformers' ``models/``, and the watch
+    on its demonstrations and recall cases; fails naming the first finding that differs, field by
+    field.  ``-- --write`` rewrites the record, ``-- --only cli,rules`` picks sets, ``-- --jobs
+    N`` checks the released code in N processes (default one).
+    """
+    _install(session, "test,torch")
+    pip = REALCODE_PIP / "bin" / "python"
+    if not pip.is_file():
+        # an sdist's metadata (fairseq, whisper, audiocraft) is built with these, nothing else
+        session.run(_python(), "-m", "venv", str(REALCODE_PIP), external=True)
+        _pip(session, pip, str(CONSTRAINTS), "setuptools", "wheel", "cython", "numpy")
+    session.run("python", "-m", "attention.review.golden", "--pip", str(pip), *session.posargs)
+
+
 # -- documentation site -------------------------------------------------------------------------
 
 DOCS = ROOT / "docs"
