@@ -395,3 +395,19 @@ def test_folders_of_environments_and_builds_are_left_out(tmp_path, capsys) -> No
         (tmp_path / folder).mkdir(parents=True)
         (tmp_path / folder / "vendored.py").write_text(WRONG)
     assert run([str(tmp_path)], capsys) == (0, "", "")
+
+
+def test_the_checked_files_own_warnings_are_not_the_checkers_output(tmp_path: Path) -> None:
+    """An invalid escape in the checked file: Python 3.12 and later warn while parsing it
+    (SyntaxWarning, shown by default; 3.11: a DeprecationWarning, shown here with -W always)."""
+    (tmp_path / "escapes.py").write_text(
+        'import re, torch\npattern = re.compile("layers.\\d.")\ny = torch.softmax(x, -1)\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-W", "always", "-m", "attention.review", "escapes.py"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")

@@ -55,7 +55,6 @@ from attention.review.rules import RULES, by_code
 __all__ = [
     "FAST_SETS",
     "GOLDEN",
-    "HOLDS_ON",
     "SETS",
     "Options",
     "first_difference",
@@ -408,16 +407,6 @@ SETS: dict[str, Callable[[Options], Iterator[Record]]] = {
 }
 """Each set of the record, by the name of its file (``<name>.jsonl``)."""
 
-HOLDS_ON = ((3, 11), (3, 12))
-"""The Pythons the record was taken and checked on (every set on 3.11, the fast ones on 3.12).
-
-On 3.13 the checker finds more: ``Interpreter.consumed`` is keyed by the ``id()`` of a scores
-value that an in-place fill replaces, so where the allocator reuses a freed value's address an
-unrelated fill reads as masking scores a softmax already read (AM401: the bug corpus's
-``mask_after_softmax__lucidrains_memory_compressed_attention_2_bug.py`` line 19, transformers'
-``mm_grounding_dino/modeling_mm_grounding_dino.py`` line 55, citing a softmax 700 lines below).
-The record keeps what 3.11 finds until that is fixed."""
-
 FAST_SETS = ("corpus", "bugs", "rules", "cli")
 """The sets the default test run holds byte for byte (a few seconds, no download, no torch)."""
 
@@ -502,9 +491,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = sorted(set(chosen) - set(SETS))
     if unknown:
         parser.error(f"unknown sets {unknown}; known: {', '.join(SETS)}")
-    if sys.version_info[:2] not in HOLDS_ON:
-        pythons = " and ".join(f"{major}.{minor}" for major, minor in HOLDS_ON)
-        print(f"note: the record holds on Python {pythons} (see golden.HOLDS_ON)")
     failed = False
     for name in chosen:
         start = time.perf_counter()

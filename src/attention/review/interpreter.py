@@ -428,7 +428,10 @@ class Interpreter:
         self.helper_calls: list[tuple[_Function, ast.Call]] = []
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
-        self.consumed: dict[int, Origin] = {}
+        # scores a softmax read, by id, with the value itself: a value that is kept cannot be
+        # freed, so no later value takes its id (CPython 3.13 reuses a freed value's address
+        # within a statement, and an unrelated masked_fill_ read as a late mask)
+        self.consumed: dict[int, tuple[Scores, Origin]] = {}
         self.heads: dict[int, bool] = {}
         self.loops = 0
 
@@ -2986,7 +2989,7 @@ class Interpreter:
             return Weights(Origin(node, ""))
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
-        self.consumed[id(subject)] = Origin(node, "softmax")
+        self.consumed[id(subject)] = (subject, Origin(node, "softmax"))
         if subject.late is not None:
             self.pending.pop(id(subject.late.node), None)
         weak: list[ast.AST] = []
@@ -3583,7 +3586,7 @@ class Interpreter:
             node,
             "the softmax already read these scores (line of the softmax below): a mask filled "
             "into them afterwards never reaches the weights",
-            [("scores read by a softmax", self.consumed[id(scores)])],
+            [("scores read by a softmax", self.consumed[id(scores)][1])],
         )
         self.hits.remove(found)
         self.pending[id(node)] = found
