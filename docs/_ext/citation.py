@@ -155,7 +155,9 @@ class CitationExamples(SphinxDirective):
             if option not in self.options:
                 raise self.error(f"citation-examples needs the :{option}: option")
         config = self.env.config
-        version, torch_release = attention.__version__, torch.__version__
+        # the release, not the build (2.13.0, not 2.13.0+cpu or +cu130): the site is the same
+        # whichever build ran its examples, as it is whichever Python built it
+        version, torch_release = attention.__version__, torch.__version__.split("+")[0]
         base = versioned_base_url(config.html_baseurl, str(config.language), version)
         self.env.note_dependency(str(CITATION_FILE))
         row = self.options["row"]

@@ -89,3 +89,14 @@ def test_the_cite_page_says_where_each_language_is_served() -> None:
         text = TAG.sub("", _cite_page(language))
         assert "/zh-cn/" in text, f"{language}: the Cite page does not name /zh-cn/"
         assert "zh_CN/" in text, f"{language}: the Cite page does not name zh_CN/"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_the_citation_names_the_torch_release_not_the_build(language: str) -> None:
+    """The CPU build (2.13.0+cpu) and the CUDA build (2.13.0+cu130) give the same Cite page."""
+    with open(REPO / "conf" / "constraints.txt") as file:
+        pinned = re.search(r"(?m)^torch==([^\s;#]+)", file.read())
+    assert pinned
+    text = html.unescape(TAG.sub("", _cite_page(language)))
+    assert f"torch {pinned[1]}}}" in text
+    assert not re.search(r"torch \d+\.\d+\.\d+\+", text), "a build label in the citation"
