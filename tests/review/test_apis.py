@@ -138,6 +138,7 @@ PYTHON_SIGNATURES = [
     (apis.TRANSFORMER_DECODER, "forward"),
     (apis.TRANSFORMER, "forward"),
     (apis.MHA_FORWARD, None),
+    (apis.FLEX_ATTENTION, None),
     (apis.CREATE_BLOCK_MASK, None),
 ]
 

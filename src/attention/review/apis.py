@@ -26,6 +26,7 @@ from typing import Literal
 __all__ = [
     "APIS",
     "CREATE_BLOCK_MASK",
+    "FLEX_ATTENTION",
     "MHA",
     "MHA_FORWARD",
     "MODULE_APIS",
@@ -115,6 +116,13 @@ class Api:
             if argument.keyword == keyword:
                 return argument
         raise KeyError(f"{self.name} has no argument {keyword!r}")
+
+    def position(self, keyword: str) -> int:
+        """Where ``keyword`` sits among the positional arguments (a KeyError if keyword-only)."""
+        position = self.argument(keyword).position
+        if position is None:
+            raise KeyError(f"{self.name}'s {keyword!r} is keyword-only")
+        return position
 
     @property
     def masks(self) -> tuple[Argument, ...]:
@@ -412,6 +420,28 @@ NESTED_FROM_MASK = Api(
 """``nn.TransformerEncoder``'s fast path keeps the tokens where ``mask`` is True: it is given
 ``src_key_padding_mask.logical_not()``, so True = a real token."""
 
+FLEX_ATTENTION = Api(
+    name="torch.nn.attention.flex_attention.flex_attention",
+    kind="flex_attention",
+    label="flex_attention",
+    arguments=(
+        _input("query", 0),
+        _input("key", 1),
+        _input("value", 2),
+        Argument("score_mod", 3),
+        Argument(
+            "block_mask",
+            4,
+            "mask",
+            boolean="allowed",
+            via=("torch.nn.attention.flex_attention.create_block_mask", "mask_mod"),
+        ),
+    ),
+    claims=("flex_attention.fully_masked_row", "flex_attention.block_mask.reuse"),
+)
+"""``flex_attention``: its ``block_mask`` is made of a ``mask_mod`` (``CREATE_BLOCK_MASK``); the
+watch reads it where ``flex_attention`` unpacks it (``BlockMask.as_tuple``)."""
+
 CREATE_BLOCK_MASK = Api(
     name="torch.nn.attention.flex_attention.create_block_mask",
     kind="create_block_mask",
@@ -420,9 +450,8 @@ CREATE_BLOCK_MASK = Api(
         Argument("mask_mod", 0, "mask", boolean="allowed", claims=("flex_attention.mask_mod",)),
     ),
     aliases=("torch.nn.attention.flex_attention.create_mask",),
-    reported_as="torch.nn.attention.flex_attention.flex_attention",
+    reported_as=FLEX_ATTENTION.name,
     words=("create_block_mask", "create_mask("),
-    claims=("flex_attention.fully_masked_row",),
 )
 """``create_block_mask(mask_mod, B, H, L, S)`` (and ``create_mask``, whose first argument is
 ``mod_fn``): a ``mask_mod`` returns True where a query may attend; ``flex_attention`` reads the
@@ -436,6 +465,7 @@ APIS = (
     NATIVE_MHA,
     TRANSFORMER_ENCODER_LAYER_FWD,
     NESTED_FROM_MASK,
+    FLEX_ATTENTION,
     CREATE_BLOCK_MASK,
 )
 """Every row, the public APIs first."""
