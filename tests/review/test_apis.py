@@ -173,3 +173,12 @@ def test_the_positions_of_torchs_operators_are_their_schemas(api: Api) -> None:
     for argument in api.arguments:
         assert argument.position is not None
         assert parameters[argument.position] == argument.keyword, (api.name, argument)
+
+
+def test_the_prefilter_lets_through_every_api_by_its_rows_words() -> None:
+    from attention.review.check import KEYWORDS, could_hold_finding
+
+    for api in APIS:
+        assert set(api.words) <= set(KEYWORDS), api.name
+        for word in api.words:
+            assert could_hold_finding(f"x = {word}"), word
