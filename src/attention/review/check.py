@@ -23,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from attention.review import apis
 from attention.review.interpreter import Hit, Interpreter
 from attention.review.project import NARROW_WORDS, Project
 from attention.review.syntax import (
@@ -59,23 +60,14 @@ KEYWORDS = (
     "softmax(",
     "Softmax(",
     "masked_fill",
-    "attn_mask",
-    "key_padding_mask",
-    "is_causal",
-    "scaled_dot_product_attention",
-    "MultiheadAttention",
-    "TransformerEncoder",
-    "TransformerDecoder",
-    "nn.Transformer",
-    "import Transformer",
-    "create_block_mask",
-    "create_mask(",
+    *dict.fromkeys(word for api in apis.APIS for word in api.words),
     "tril",
     "triu",
     "finfo",
     "repeat(",
 )
-"""A file holds a finding only if its text names one of these."""
+"""A file holds a finding only if its text names one of these: a softmax, a fill, a triangle,
+or an attention API by the words of its row in ``apis.py``."""
 
 
 def could_hold_finding(text: str) -> bool:

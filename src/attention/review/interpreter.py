@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from attention.review import extended_masks, head_counts, heads
+from attention.review import apis, extended_masks, head_counts, heads
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
@@ -56,9 +56,9 @@ from attention.review.sinks import (
     ADDITIVE_CONVENTIONS,
     ATTENTION_WORDS,
     BFLOAT16_MAX,
-    CAUSAL_HINTS,
     CONSTRUCTORS,
     CONVENTIONS,
+    FLEX_MASK_MAKERS,
     FLOAT16_MAX,
     FLOAT_METHODS,
     HEAD_NAMES,
@@ -66,8 +66,7 @@ from attention.review.sinks import (
     INTEGER_DTYPES,
     KEEP_METHODS,
     MHA_FORWARD,
-    MODULE_CLASSES,
-    MODULE_MASKS,
+    MODULE_APIS,
     MODULES,
     NO_DIM,
     NOT_ZEROING,
@@ -2100,16 +2099,18 @@ class Interpreter:
             self.sdpa(node, values)
             return None
         if qualified in OWN_SDPA:
-            arg, value = self.argument(node, values, 3, "allowed")
+            allowed = apis.OWN_SDPA.argument("allowed")
+            arg, value = self.given(node, values, allowed)
             # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
             if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
-                self.allowed_sink(value, arg, "attention.scaled_dot_product_attention(allowed=…)")
+                self.allowed_sink(value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)")
             return None
         if qualified == MHA_FORWARD:
-            for keyword in ("key_padding_mask", "attn_mask"):
+            for keyword in (mask.keyword for mask in apis.MHA_FORWARD.masks):
+                # by keyword only: its masks are read where named, not at their positions
                 arg, value = self.argument(node, values, None, keyword)
                 if arg is not None and isinstance(value, Mask):
-                    self.forbidden_sink(value, arg, f"F.multi_head_attention_forward({keyword}=…)")
+                    self.forbidden_sink(value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)")
             return None
         if short == "Softmax" and qualified and qualified.startswith("torch.nn"):
             arg, _ = self.argument(node, values, 0, "dim")
@@ -2577,11 +2578,7 @@ class Interpreter:
             return Mask("additive", origin, dtype="float")
         if short == "attention_scores" and qualified and qualified.startswith("attention"):
             return Scores(origin, scaled=True)
-        if (
-            short in ("create_block_mask", "create_mask")
-            and qualified
-            and ("flex_attention" in qualified)
-        ):
+        if short in FLEX_MASK_MAKERS and qualified and ("flex_attention" in qualified):
             if args:
                 self.mask_mod(args[0].value)
             return None
@@ -2700,6 +2697,12 @@ class Interpreter:
                 return arg, values[index]
         return None, None
 
+    def given(
+        self, node: ast.Call, values: list[_Any | None], argument: apis.Argument
+    ) -> tuple[Arg | None, _Any | None]:
+        """An attention API's argument (a row of ``apis.py``) in this call, and its value."""
+        return self.argument(node, values, argument.position, argument.keyword)
+
     def layers_of(self, node: ast.AST, origin: Origin) -> _Layers | None:
         """The one kind of module a ``ModuleList``'s argument holds.
 
@@ -2718,7 +2721,7 @@ class Interpreter:
             # layers of a class of this module: all of that class
             same = all(isinstance(o, _Instance) and o.cls is first.cls for o in modules[1:])
             return _Layers(origin, first) if same else None
-        if not isinstance(first, Module) or first.kind not in MODULE_MASKS:
+        if not isinstance(first, Module) or first.kind not in MODULE_APIS:
             return None
         if any(
             not isinstance(other, Module)
@@ -2765,15 +2768,17 @@ class Interpreter:
             return self.embedded(node)
         if module.kind in ("softmax", "linear", "conv", "same", "sequential"):
             return self.layer(module, node, values[0] if values else None)
-        masks = MODULE_MASKS.get(module.kind, {})
-        api = f"nn.{MODULE_CLASSES.get(module.kind, module.kind)}"
-        for keyword, position in masks.items():
-            arg, value = self.argument(node, values, position, keyword)
-            if _padding_name_as_attn_mask(keyword, value):
+        row = MODULE_APIS.get(module.kind)
+        api = row.label if row is not None else f"nn.{module.kind}"
+        for mask_argument in row.masks if row is not None else ():
+            keyword = mask_argument.keyword
+            arg, value = self.argument(node, values, mask_argument.position, keyword)
+            if _padding_name_as_attn_mask(mask_argument, value):
                 continue
             if arg is not None and isinstance(value, Mask):
                 self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
-        self.causal_hint_check(module, node, values, api)
+        if row is not None:
+            self.causal_hint_check(row, node, values, api)
         args = self.args(node)
         if args and args[0].keyword is None and not args[0].star:
             first = values[0]
@@ -2806,16 +2811,19 @@ class Interpreter:
         return None
 
     def causal_hint_check(
-        self, module: Module, node: ast.Call, values: list[_Any | None], api: str
+        self, row: apis.Api, node: ast.Call, values: list[_Any | None], api: str
     ) -> None:
         """AM306: ``is_causal=True`` without its mask, or beside a mask that is not causal."""
         args = self.args(node)
-        positions = MODULE_MASKS.get(module.kind, {})
-        for hint, position, keyword, padding in CAUSAL_HINTS.get(module.kind, ()):
-            hint_arg, _ = self.argument(node, values, position, hint)
+        for flag in row.causal:
+            hint, keyword, padding = flag.keyword, flag.vouches_for, flag.beside
+            if keyword is None or padding is None:
+                continue  # a flag that vouches for no mask of this call: nothing to hold it to
+            hint_arg, _ = self.argument(node, values, flag.position, hint)
             if hint_arg is None or not is_true(hint_arg.value):
                 continue
-            mask_arg, mask = self.argument(node, values, positions[keyword], keyword)
+            position = row.argument(keyword).position
+            mask_arg, mask = self.argument(node, values, position, keyword)
             if mask_arg is None or is_none(mask_arg.value):
                 if any(arg.star for arg in args):
                     continue  # the mask may come in *args / **kwargs
@@ -2827,11 +2835,13 @@ class Interpreter:
                     "drops the hint and lets every query see the future",
                 )
                 continue
-            padding_arg, _ = self.argument(node, values, positions[padding], padding)
+            padding_position = row.argument(padding).position
+            padding_arg, _ = self.argument(node, values, padding_position, padding)
             if padding_arg is not None and not is_none(padding_arg.value):
                 continue  # with a padding mask the hint is ignored and the mask applied
-            if module.kind == "mha":
-                weights_arg, _ = self.argument(node, values, 4, "need_weights")
+            if row is apis.MHA:
+                weights = apis.MHA.argument("need_weights")
+                weights_arg, _ = self.argument(node, values, weights.position, weights.keyword)
                 if weights_arg is None or not is_false(weights_arg.value):
                     continue  # need_weights=True applies the mask and ignores the hint
             if isinstance(mask, Mask) and mask.key_padding and not mask.by_name:
@@ -2916,13 +2926,15 @@ class Interpreter:
 
     def sdpa(self, node: ast.Call, values: list[_Any | None]) -> None:
         """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
-        api = "F.scaled_dot_product_attention"
-        arg, mask = self.argument(node, values, 3, "attn_mask")
-        causal_arg, _ = self.argument(node, values, 5, "is_causal")
+        row = apis.SDPA
+        api = row.label
+        attn_mask = row.argument("attn_mask")
+        arg, mask = self.given(node, values, attn_mask)
+        causal_arg, _ = self.given(node, values, row.argument("is_causal"))
         causal = causal_arg is not None and is_true(causal_arg.value)
         if arg is not None and not is_none(arg.value):
             if isinstance(mask, Mask):
-                self.allowed_sink(mask, arg, f"{api}(attn_mask=…)")
+                self.allowed_sink(mask, arg, f"{api}({attn_mask.keyword}=…)")
             if causal and causal_arg is not None:
                 self.hit(
                     "AM301",
@@ -2963,7 +2975,7 @@ class Interpreter:
                     "keys hold a cache (L < S) query i sees keys 0..i only",
                     [("keys with a cache prepended on some path", key.origin)],
                 )
-        scale_arg, scale = self.argument(node, values, 6, "scale")
+        scale_arg, scale = self.given(node, values, row.argument("scale"))
         if scale_arg is not None:
             self.scale_check(scale, scale_arg.value, divide=False)
 
@@ -4875,17 +4887,14 @@ def _frees_the_diagonal(*terms: Mask) -> bool:
     return False
 
 
-def _padding_name_as_attn_mask(keyword: str, value: _Any | None) -> bool:
+def _padding_name_as_attn_mask(argument: apis.Argument, value: _Any | None) -> bool:
     """Whether a padding mask by its name goes where an ``attn_mask`` is read.
 
     A ``[B, S]`` padding mask cannot be an ``attn_mask`` (``[L, S]`` or ``[B·H, L, S]``): where
     it goes contradicts its name.
     """
     return (
-        keyword in ("attn_mask", "src_mask", "tgt_mask", "memory_mask", "mask")
-        and isinstance(value, Mask)
-        and value.by_name
-        and value.key_padding
+        argument.role == "mask" and isinstance(value, Mask) and value.by_name and value.key_padding
     )
 
 

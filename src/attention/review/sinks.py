@@ -2,11 +2,12 @@
 
 A mask's meaning is decided where it goes: SDPA's ``attn_mask`` reads True as *may attend*
 (allowed), ``nn.MultiheadAttention`` and the ``nn.Transformer*`` modules read True as *masked
-out* (forbidden) and add a float mask (additive).  These tables say, per API, where each mask
-parameter sits; the package's own converters say which convention they return.  A new API is a
-row here, not a branch in the interpreter.
+out* (forbidden) and add a float mask (additive).  Where each mask parameter of an attention API
+sits, and what it means, is that API's row in ``apis.py`` (a new API is a row there, not a branch
+in the interpreter); the tables here say which convention the package's own converters return,
+and which torch calls make, keep, scale or reshape a value.
 
->>> MODULE_MASKS["mha"]["key_padding_mask"]
+>>> MODULE_APIS["mha"].argument("key_padding_mask").position
 3
 >>> CONVENTIONS["allowed_to_mha_key_padding_mask"]
 ('forbidden', True)
@@ -16,73 +17,25 @@ from __future__ import annotations
 
 import re
 
-SDPA = "torch.nn.functional.scaled_dot_product_attention"
-OWN_SDPA = (
-    "attention.scaled_dot_product_attention",
-    "attention.scaled_dot_product.scaled_dot_product_attention",
-)
+from attention.review import apis
+
+SDPA = apis.SDPA.name
+OWN_SDPA = apis.OWN_SDPA.names
 NO_DIM = -(2**31)
 """An ``nn.Softmax`` whose ``dim`` is given but is not a literal: nothing to check."""
 SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
 TANH = ("torch.tanh", "torch.nn.functional.tanh")
-MHA_FORWARD = "torch.nn.functional.multi_head_attention_forward"
-MODULES = {
-    "MultiheadAttention": "mha",
-    "TransformerEncoderLayer": "encoder_layer",
-    "TransformerEncoder": "encoder",
-    "TransformerDecoderLayer": "decoder_layer",
-    "TransformerDecoder": "decoder",
-    "Transformer": "transformer",
-}
-# keyword → positional index of the masks each module's forward takes (all forbidden / additive)
-MODULE_MASKS: dict[str, dict[str, int | None]] = {
-    "mha": {"key_padding_mask": 3, "attn_mask": 5},
-    "encoder_layer": {"src_mask": 1, "src_key_padding_mask": 2},
-    "encoder": {"mask": 1, "src_key_padding_mask": 2},
-    "decoder_layer": {
-        "tgt_mask": 2,
-        "memory_mask": 3,
-        "tgt_key_padding_mask": 4,
-        "memory_key_padding_mask": 5,
-    },
-    "decoder": {
-        "tgt_mask": 2,
-        "memory_mask": 3,
-        "tgt_key_padding_mask": 4,
-        "memory_key_padding_mask": 5,
-    },
-    "transformer": {
-        "src_mask": 2,
-        "tgt_mask": 3,
-        "memory_mask": 4,
-        "src_key_padding_mask": 5,
-        "tgt_key_padding_mask": 6,
-        "memory_key_padding_mask": 7,
-    },
-}
-CAUSAL_HINTS: dict[str, tuple[tuple[str, int, str, str], ...]] = {
-    "mha": (("is_causal", 7, "attn_mask", "key_padding_mask"),),
-    "encoder_layer": (("is_causal", 3, "src_mask", "src_key_padding_mask"),),
-    "encoder": (("is_causal", 3, "mask", "src_key_padding_mask"),),
-    "decoder_layer": (
-        ("tgt_is_causal", 6, "tgt_mask", "tgt_key_padding_mask"),
-        ("memory_is_causal", 7, "memory_mask", "memory_key_padding_mask"),
-    ),
-    "decoder": (
-        ("tgt_is_causal", 6, "tgt_mask", "tgt_key_padding_mask"),
-        ("memory_is_causal", 7, "memory_mask", "memory_key_padding_mask"),
-    ),
-    "transformer": (
-        ("src_is_causal", 8, "src_mask", "src_key_padding_mask"),
-        ("tgt_is_causal", 9, "tgt_mask", "tgt_key_padding_mask"),
-        ("memory_is_causal", 10, "memory_mask", "memory_key_padding_mask"),
-    ),
-}
-"""Per module kind: each ``is_causal`` hint (keyword, position), the mask it says is causal and
-the padding mask beside it.  The hint is no switch: without its mask the call raises (or, on
-the inference fast path, drops the hint); with its mask and no padding mask, the mask is
-dropped and a causal triangle used instead (``nn.MultiheadAttention`` only where
+MHA_FORWARD = apis.MHA_FORWARD.name
+FLEX_MASK_MAKERS = tuple(name.rpartition(".")[2] for name in apis.CREATE_BLOCK_MASK.names)
+"""``create_block_mask`` and ``create_mask``: they call a ``mask_mod`` (True = may attend)."""
+MODULE_APIS: dict[str, apis.Api] = {api.kind: api for api in apis.MODULE_APIS}
+"""Each module kind's row (``apis.py``): the masks its ``forward`` takes (all forbidden /
+additive) and its ``is_causal`` hints.  A hint is no switch: without its mask the call raises
+(or, on the inference fast path, drops the hint); with its mask and no padding mask beside it,
+the mask is dropped and a causal triangle used instead (``nn.MultiheadAttention`` only where
 ``need_weights=False``, which the ``nn.Transformer*`` layers always pass)."""
+MODULES = {api.short: api.kind for api in apis.MODULE_APIS}
+"""The class name of each module kind → the kind."""
 CONVENTIONS = {
     "allowed_to_forbidden": ("forbidden", False),
     "forbidden_to_allowed": ("allowed", False),
@@ -195,12 +148,3 @@ ATTENTION_WORDS = ("mask", "attn", "attention", "score", "logit", "energy", "sim
 """A fill of a tensor whose expression names none of these is not shown to be about attention."""
 NOT_ZEROING = -10.0
 """A fill at or above this leaves a masked key a weight of at least e^-10 of a zero score."""
-MODULE_CLASSES = {
-    "mha": "MultiheadAttention",
-    "encoder_layer": "TransformerEncoderLayer",
-    "encoder": "TransformerEncoder",
-    "decoder_layer": "TransformerDecoderLayer",
-    "decoder": "TransformerDecoder",
-    "transformer": "Transformer",
-}
-"""The class name of each module kind."""

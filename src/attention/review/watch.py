@@ -67,6 +67,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from attention.review import apis
 from attention.review.links import known_rows, row_url
 from attention.review.watch_rules import RULES, AttentionWatchError
 
@@ -74,10 +75,17 @@ __all__ = ["Finding", "Watch", "watch"]
 
 _T = TypeVar("_T")
 
-_SDPA = "torch.nn.functional.scaled_dot_product_attention"
-_MHA = "torch.nn.MultiheadAttention"
-_ENCODER = "torch.nn.TransformerEncoderLayer"
-_FLEX = "torch.nn.attention.flex_attention.flex_attention"
+_SDPA = apis.SDPA.name
+_MHA = apis.MHA.name
+_ENCODER = apis.TRANSFORMER_ENCODER_LAYER.name
+_ENCODER_STACK = apis.TRANSFORMER_ENCODER.name
+_FLEX = apis.FLEX_ATTENTION.name
+# each watched function's arguments by keyword (its row in apis.py): where the watch reads them
+_S = {argument.keyword: argument for argument in apis.SDPA.arguments}
+_F = {argument.keyword: argument for argument in apis.MHA_FORWARD.arguments}
+_NATIVE = {argument.keyword: argument for argument in apis.NATIVE_MHA.arguments}
+_LAYER = {argument.keyword: argument for argument in apis.TRANSFORMER_ENCODER_LAYER_FWD.arguments}
+_NESTED = {argument.keyword: argument for argument in apis.NESTED_FROM_MASK.arguments}
 _MHA_FORWARD = F.multi_head_attention_forward  # the function, as imported (before any watch)
 
 _RETURNS = {
@@ -380,6 +388,14 @@ def _arg(args: Sequence[Any], kwargs: Mapping[str, Any], index: int, name: str) 
     return args[index] if len(args) > index else None
 
 
+def _given(args: Sequence[Any], kwargs: Mapping[str, Any], argument: apis.Argument) -> Any:
+    """An attention API's argument (a row of ``apis.py``) in a call: by keyword, else position."""
+    if argument.keyword in kwargs:
+        return kwargs[argument.keyword]
+    position = argument.position
+    return args[position] if position is not None and len(args) > position else None
+
+
 def _causal_bias(mask: Any) -> bool:
     """Whether ``mask`` is a ``torch.nn.attention.bias.CausalBias`` (``causal_lower_right``).
 
@@ -394,11 +410,11 @@ def _causal_bias(mask: Any) -> bool:
 
 
 def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int) -> list[_Seen]:
-    query, key = _arg(args, kwargs, 0, "query"), _arg(args, kwargs, 1, "key")
-    mask = _arg(args, kwargs, 3, "attn_mask")
+    query, key = _given(args, kwargs, _S["query"]), _given(args, kwargs, _S["key"])
+    mask = _given(args, kwargs, _S["attn_mask"])
     if _causal_bias(mask):
         mask = mask._materialize(query.device)  # [L, S], True = may attend
-    is_causal = bool(_arg(args, kwargs, 5, "is_causal"))
+    is_causal = bool(_given(args, kwargs, _S["is_causal"]))
     length_q, length_k = int(query.shape[-2]), int(key.shape[-2])
     found: list[_Seen] = []
     if is_causal and length_q != length_k:
@@ -578,9 +594,9 @@ def _mha_masks(
 def _check_mha_forward(
     args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
 ) -> list[_Seen]:
-    query, key = _arg(args, kwargs, 0, "query"), _arg(args, kwargs, 1, "key")
-    heads = int(_arg(args, kwargs, 4, "num_heads"))
-    need_weights = _arg(args, kwargs, 15, "need_weights")
+    query, key = _given(args, kwargs, _F["query"]), _given(args, kwargs, _F["key"])
+    heads = int(_given(args, kwargs, _F["num_heads"]))
+    need_weights = _given(args, kwargs, _F["need_weights"])
     need_weights = True if need_weights is None else bool(need_weights)
     batched = query.dim() == 3  # [L, B, E]: this function is sequence-first
     returns = "mha.fully_masked_row.need_weights_" + ("true" if need_weights else "false")
@@ -591,8 +607,8 @@ def _check_mha_forward(
         int(query.shape[0]),
         int(key.shape[0]),
         heads,
-        _origin(_arg(args, kwargs, 16, "attn_mask")),  # the caller's mask, not torch's float copy
-        _origin(_arg(args, kwargs, 14, "key_padding_mask")),
+        _origin(_given(args, kwargs, _F["attn_mask"])),  # the caller's mask, not torch's float copy
+        _origin(_given(args, kwargs, _F["key_padding_mask"])),
         rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
         returns_row=returns,
         keys=(lambda: key.transpose(0, 1)) if batched and key.dim() == 3 else None,
@@ -618,11 +634,11 @@ def _check_native_mha(
 ) -> list[_Seen]:
     return _fused(
         _MHA,
-        args[0],
-        args[1],
-        int(args[4]),
-        _arg(args, kwargs, 9, "mask"),
-        _arg(args, kwargs, 12, "mask_type"),
+        args[apis.NATIVE_MHA.position("query")],
+        args[apis.NATIVE_MHA.position("key")],
+        int(args[apis.NATIVE_MHA.position("num_head")]),
+        _given(args, kwargs, _NATIVE["mask"]),
+        _given(args, kwargs, _NATIVE["mask_type"]),
         rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
         returns_row="mha.fully_masked_row.fast_path",
     )
@@ -632,20 +648,22 @@ def _check_encoder_layer(
     args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
 ) -> list[_Seen]:
     padding_row = "transformer_encoder_layer.src_key_padding_mask.bool.fast_path"
+    source = args[apis.TRANSFORMER_ENCODER_LAYER_FWD.position("src")]
     return _fused(
         _ENCODER,
-        args[0],
-        args[0],
-        int(args[2]),
-        _arg(args, kwargs, 18, "mask"),
-        _arg(args, kwargs, 19, "mask_type"),
+        source,
+        source,
+        int(args[apis.TRANSFORMER_ENCODER_LAYER_FWD.position("num_heads")]),
+        _given(args, kwargs, _LAYER["mask"]),
+        _given(args, kwargs, _LAYER["mask_type"]),
         rows=("mha.attn_mask.bool", padding_row),
         returns_row=None,
     )
 
 
 def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int) -> list[_Seen]:
-    keep = _arg(args, kwargs, 1, "mask")  # the encoder passes src_key_padding_mask.logical_not()
+    # the encoder passes src_key_padding_mask.logical_not(): True = a real token
+    keep = _given(args, kwargs, _NESTED["mask"])
     if not isinstance(keep, Tensor) or keep.dim() != 2:
         return []
     if bool(keep.any(-1).all()):
@@ -654,10 +672,10 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
         padding = ~keep
         reversed_ = _reversed_padding(
             padding,
-            lambda: _arg(args, kwargs, 0, "t"),
+            lambda: _given(args, kwargs, _NESTED["t"]),
             "src_key_padding_mask",
             padding,
-            "torch.nn.TransformerEncoder",
+            _ENCODER_STACK,
             ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
         )
         return [reversed_] if reversed_ is not None else []
@@ -666,7 +684,7 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
     return [
         _Seen(
             "AW203",
-            "torch.nn.TransformerEncoder",
+            _ENCODER_STACK,
             f"src_key_padding_mask {_shape(keep)} hides every key of batch {noun} "
             f"{', '.join(str(i) for i in items[:8])}{', …' if len(items) > 8 else ''}",
             ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
@@ -676,9 +694,9 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
 
 def _hidden_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:
     """The keys ``attn_mask`` hides from every query (``[..., S]``), where it hides some."""
-    mask = _arg(args, kwargs, 3, "attn_mask")
+    mask = _given(args, kwargs, _S["attn_mask"])
     if _causal_bias(mask):
-        mask = mask._materialize(_arg(args, kwargs, 0, "query").device)  # [L, S], True = allowed
+        mask = mask._materialize(_given(args, kwargs, _S["query"]).device)  # [L, S], True = allowed
     if not isinstance(mask, Tensor) or mask.dim() < 2 or mask.numel() == 0:
         return None
     if mask.dtype == torch.bool:
@@ -692,7 +710,7 @@ def _hidden_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | Non
 
 def _hidden_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None:
     """The keys ``key_padding_mask`` hides (``[B, S]``), where it hides some."""
-    padding = _origin(_arg(args, kwargs, 14, "key_padding_mask"))
+    padding = _origin(_given(args, kwargs, _F["key_padding_mask"]))
     if not isinstance(padding, Tensor) or padding.dim() != 2 or padding.numel() == 0:
         return None
     if padding.dtype == torch.bool:
@@ -729,14 +747,14 @@ def _check_hidden_keys(
         return []
     sdpa = original is _HIDDEN_SDPA  # the function itself: F's attribute is the wrapper now
     if sdpa:
-        key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
-        mask = _arg(args, kwargs, 3, "attn_mask")
+        key, value = _given(args, kwargs, _S["key"]), _given(args, kwargs, _S["value"])
+        mask = _given(args, kwargs, _S["attn_mask"])
         mask = mask._materialize(key.device) if _causal_bias(mask) else mask
-        api, what = _SDPA, "attn_mask"
+        api, what = _SDPA, _S["attn_mask"].keyword
     else:
-        key, value = _arg(args, kwargs, 1, "key"), _arg(args, kwargs, 2, "value")
-        mask = _origin(_arg(args, kwargs, 14, "key_padding_mask"))
-        api, what = _MHA, "key_padding_mask"
+        key, value = _given(args, kwargs, _F["key"]), _given(args, kwargs, _F["value"])
+        mask = _origin(_given(args, kwargs, _F["key_padding_mask"]))
+        api, what = _MHA, _F["key_padding_mask"].keyword
     for name, tensor in (("key", key), ("value", value)):
         if not isinstance(tensor, Tensor) or tensor.dim() < 2:
             continue
@@ -750,7 +768,7 @@ def _check_hidden_keys(
         if not bool(hits.any()):
             continue
         index, count = _first(hits)
-        query = _arg(args, kwargs, 0, "query")
+        query = _given(args, kwargs, (_S if sdpa else _F)["query"])
         four = sdpa and isinstance(query, Tensor) and query.dim() >= 4
         names = (("batch item", "head", "key") if four else ("batch item", "key"))[-hits.dim() :]
         return [
@@ -1674,55 +1692,65 @@ _Keyed = tuple[Any, list[Tensor], list[Tensor]]
 
 
 def _key_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
-    mask = _arg(args, kwargs, 3, "attn_mask")
+    mask = _given(args, kwargs, _S["attn_mask"])
     known = _mask_key(mask)
     key = (
-        _meta(_arg(args, kwargs, 0, "query")),
-        _meta(_arg(args, kwargs, 1, "key")),
+        _meta(_given(args, kwargs, _S["query"])),
+        _meta(_given(args, kwargs, _S["key"])),
         known,
-        bool(_arg(args, kwargs, 5, "is_causal")),
+        bool(_given(args, kwargs, _S["is_causal"])),
     )
     return key, _by_identity(known, mask), _tensors(mask)
 
 
 def _key_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
-    masks = [_arg(args, kwargs, 16, "attn_mask"), _arg(args, kwargs, 14, "key_padding_mask")]
+    masks = [_given(args, kwargs, _F["attn_mask"]), _given(args, kwargs, _F["key_padding_mask"])]
     known = [_mask_key(m) for m in masks]
     key = (
-        _meta(_arg(args, kwargs, 0, "query")),
-        _meta(_arg(args, kwargs, 1, "key")),
-        _arg(args, kwargs, 4, "num_heads"),
-        _arg(args, kwargs, 15, "need_weights"),
+        _meta(_given(args, kwargs, _F["query"])),
+        _meta(_given(args, kwargs, _F["key"])),
+        _given(args, kwargs, _F["num_heads"]),
+        _given(args, kwargs, _F["need_weights"]),
         *known,
     )
     identity = [m for k, mask in zip(known, masks, strict=True) for m in _by_identity(k, mask)]
     return key, identity, _tensors(*masks)
 
 
-def _key_fused(mask_at: int, type_at: int) -> Callable[..., _Keyed]:
-    def key(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
-        mask = _arg(args, kwargs, mask_at, "mask")
-        heads = args[4] if mask_at == 9 else args[2]
-        lengths = (_meta(args[0]), _meta(args[1]) if mask_at == 9 else None)
+def _key_fused(api: apis.Api, query: str, key: str | None, heads: str) -> Callable[..., _Keyed]:
+    """The cache key of a fused path's call: its inputs' shapes, head count and merged mask."""
+    mask_at, type_at = api.argument("mask"), api.argument("mask_type")
+    query_at, heads_at = api.position(query), api.position(heads)
+    key_at = api.position(key) if key is not None else None
+
+    def cache_key(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
+        mask = _given(args, kwargs, mask_at)
+        lengths = (_meta(args[query_at]), _meta(args[key_at]) if key_at is not None else None)
         known = _mask_key(mask)
-        found = (lengths, heads, known, _arg(args, kwargs, type_at, "mask_type"))
+        found = (lengths, args[heads_at], known, _given(args, kwargs, type_at))
         return found, _by_identity(known, mask), _tensors(mask)
 
-    return key
+    return cache_key
 
 
 def _key_nested(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
     """``torch._nested_tensor_from_mask(t, mask)``: the encoder's kept tokens, [B, S]."""
-    mask = _arg(args, kwargs, 1, "mask")
+    mask = _given(args, kwargs, _NESTED["mask"])
     known = _mask_key(mask)
-    return (_meta(_arg(args, kwargs, 0, "t")), known), _by_identity(known, mask), _tensors(mask)
+    return (
+        (_meta(_given(args, kwargs, _NESTED["t"])), known),
+        _by_identity(known, mask),
+        _tensors(mask),
+    )
 
 
 _KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], _Keyed]] = {
     F.scaled_dot_product_attention: _key_sdpa,
     F.multi_head_attention_forward: _key_mha,
-    torch._native_multi_head_attention: _key_fused(9, 12),
-    torch._transformer_encoder_layer_fwd: _key_fused(18, 19),
+    torch._native_multi_head_attention: _key_fused(apis.NATIVE_MHA, "query", "key", "num_head"),
+    torch._transformer_encoder_layer_fwd: _key_fused(
+        apis.TRANSFORMER_ENCODER_LAYER_FWD, "src", None, "num_heads"
+    ),
     torch._nested_tensor_from_mask: _key_nested,
 }
 
@@ -1884,7 +1912,7 @@ def _token_layout(ids: Tensor, padding_idx: int) -> str | None:
 def _batch_first_input(args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[_Seen]:
     """AW218: the query of a sequence-first call laid out as the token ids, batch first."""
     remembered = _LOCAL.__dict__.get("tokens")
-    query = _arg(args, kwargs, 0, "query")
+    query = _given(args, kwargs, _F["query"])
     if remembered is None or not isinstance(query, Tensor) or query.dim() != 3:
         return []
     ref, pad, weight = remembered

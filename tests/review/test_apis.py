@@ -1,0 +1,184 @@
+"""The attention APIs' rows (``attention.review.apis``) held against the claims table and torch.
+
+Every claim a row cites exists in ``conf/semantics.toml`` and is about that API and that
+argument; the convention a row states (a Boolean mask's True, a floating-point mask, a causal
+flag's alignment) is the one its claims expect; an argument handed on to another API (``via``)
+means what it means there; and the positions are the installed torch's.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+
+import pytest
+
+from attention.review import apis
+from attention.review.apis import APIS, Api, Argument
+from attention.semantics.claims import Claim, load_claims
+
+BY_ID = {claim.id: claim for claim in load_claims()}
+BY_NAME = {api.name: api for api in APIS}
+ARGUMENTS = [
+    pytest.param(api, argument, id=f"{api.kind}.{argument.keyword}")
+    for api in APIS
+    for argument in api.arguments
+]
+CONVENTIONS = ("allowed", "forbidden")
+ALIGNMENTS = ("upper_left", "lower_right")
+
+
+def about(api: Api) -> tuple[str, ...]:
+    """The API names a claim cited by this row may be about."""
+    return (api.name, api.reported_as) if api.reported_as else (api.name,)
+
+
+def names_argument(claim: Claim, keyword: str) -> bool:
+    """Whether the claim's argument names ``keyword`` as a word (``attn_mask (torch.bool)``)."""
+    return re.search(rf"(?<![\w.]){re.escape(keyword)}(?!\w)", claim.argument) is not None
+
+
+def convention_agrees(argument: Argument, claim: Claim) -> bool:
+    """Whether what the row says of the argument is what the claim expects, where it says it."""
+    if claim.expected in CONVENTIONS:
+        return argument.boolean == claim.expected
+    if claim.expected == "additive":
+        return argument.floating == "additive"
+    if claim.expected in ALIGNMENTS:
+        return argument.alignment == claim.expected
+    return True
+
+
+def test_the_rows_have_distinct_names_and_kinds() -> None:
+    names = [name for api in APIS for name in api.names]
+    assert len(names) == len(set(names))
+    assert len({api.kind for api in APIS}) == len(APIS)
+    for api in APIS:
+        keywords = [argument.keyword for argument in api.arguments]
+        assert len(keywords) == len(set(keywords)), api.name
+        positions = [a.position for a in api.arguments if a.position is not None]
+        assert positions == sorted(set(positions)), f"{api.name}: not in positional order"
+
+
+@pytest.mark.parametrize(("api", "argument"), ARGUMENTS)
+def test_every_claim_an_argument_cites_is_about_it(api: Api, argument: Argument) -> None:
+    for row in argument.claims:
+        assert row in BY_ID, f"{api.name}({argument.keyword}) cites {row!r}, not a claim"
+        claim = BY_ID[row]
+        assert claim.api in about(api), f"{row} is about {claim.api}, not {api.name}"
+        assert names_argument(claim, argument.keyword), (
+            f"{row} is about {claim.argument!r}, not {argument.keyword}"
+        )
+
+
+@pytest.mark.parametrize("api", APIS, ids=[api.kind for api in APIS])
+def test_every_claim_an_api_cites_is_about_it(api: Api) -> None:
+    for row in api.claims:
+        assert row in BY_ID, f"{api.name} cites {row!r}, not a claim"
+        assert BY_ID[row].api in about(api), f"{row} is about {BY_ID[row].api}, not {api.name}"
+
+
+@pytest.mark.parametrize(("api", "argument"), ARGUMENTS)
+def test_the_convention_is_the_claims(api: Api, argument: Argument) -> None:
+    for row in argument.claims:
+        claim = BY_ID[row]
+        assert convention_agrees(argument, claim), (
+            f"{api.name}({argument.keyword}): the row says boolean={argument.boolean}, "
+            f"floating={argument.floating}, alignment={argument.alignment}; {row} expects "
+            f"{claim.expected}"
+        )
+
+
+@pytest.mark.parametrize(("api", "argument"), ARGUMENTS)
+def test_an_argument_handed_on_means_what_it_means_there(api: Api, argument: Argument) -> None:
+    if argument.via is None:
+        return
+    receiver, keyword = argument.via
+    assert receiver in BY_NAME, f"{api.name}({argument.keyword}) is handed to {receiver}: no row"
+    there = BY_NAME[receiver].argument(keyword)
+    assert (argument.role, argument.boolean, argument.alignment) == (
+        there.role,
+        there.boolean,
+        there.alignment,
+    )
+    assert argument.floating in (None, there.floating)
+
+
+def test_every_mask_of_a_public_torch_api_rests_on_a_claim() -> None:
+    public = [api for api in APIS if api.name.startswith("torch.") and api.reported_as is None]
+    for api in public:
+        for argument in api.masks:
+            assert argument.claims or argument.via, f"{api.name}({argument.keyword})"
+
+
+def test_the_boolean_conventions_are_the_tables() -> None:
+    # the two conventions people mix up, spelled out: the claims say it, the rows must too
+    assert BY_ID["sdpa.attn_mask.bool"].expected == apis.SDPA.argument("attn_mask").boolean
+    assert apis.SDPA.argument("attn_mask").boolean == "allowed"
+    for keyword in ("key_padding_mask", "attn_mask"):
+        assert apis.MHA.argument(keyword).boolean == "forbidden"
+        assert BY_ID[f"mha.{keyword}.bool"].expected == "forbidden"
+    assert apis.SDPA.argument("is_causal").alignment == "upper_left"
+
+
+def test_every_causal_flag_names_masks_of_its_api() -> None:
+    for api in APIS:
+        for flag in api.causal:
+            if flag.vouches_for is not None:
+                assert api.argument(flag.vouches_for).role == "mask"
+            if flag.beside is not None:
+                assert api.argument(flag.beside).role == "padding"
+
+
+PYTHON_SIGNATURES = [
+    (apis.MHA, "forward"),
+    (apis.TRANSFORMER_ENCODER_LAYER, "forward"),
+    (apis.TRANSFORMER_ENCODER, "forward"),
+    (apis.TRANSFORMER_DECODER_LAYER, "forward"),
+    (apis.TRANSFORMER_DECODER, "forward"),
+    (apis.TRANSFORMER, "forward"),
+    (apis.MHA_FORWARD, None),
+    (apis.FLEX_ATTENTION, None),
+    (apis.CREATE_BLOCK_MASK, None),
+]
+
+
+@pytest.mark.parametrize(
+    ("api", "method"), PYTHON_SIGNATURES, ids=[api.kind for api, _ in PYTHON_SIGNATURES]
+)
+def test_the_positions_are_torchs(api: Api, method: str | None) -> None:
+    pytest.importorskip("torch")
+    import importlib
+
+    module, _, name = api.name.rpartition(".")
+    function = getattr(importlib.import_module(module), name)
+    parameters = list(
+        inspect.signature(getattr(function, method) if method else function).parameters
+    )
+    if method:
+        parameters = parameters[1:]  # self
+    for argument in api.arguments:
+        assert argument.position is not None
+        assert parameters[argument.position] == argument.keyword, (api.name, argument)
+
+
+SCHEMAS = [apis.SDPA, apis.NATIVE_MHA, apis.TRANSFORMER_ENCODER_LAYER_FWD, apis.NESTED_FROM_MASK]
+
+
+@pytest.mark.parametrize("api", SCHEMAS, ids=[api.kind for api in SCHEMAS])
+def test_the_positions_of_torchs_operators_are_their_schemas(api: Api) -> None:
+    torch = pytest.importorskip("torch")
+    (schema, *_) = torch._C._jit_get_schemas_for_operator(f"aten::{api.short}")
+    parameters = [argument.name for argument in schema.arguments]
+    for argument in api.arguments:
+        assert argument.position is not None
+        assert parameters[argument.position] == argument.keyword, (api.name, argument)
+
+
+def test_the_prefilter_lets_through_every_api_by_its_rows_words() -> None:
+    from attention.review.check import KEYWORDS, could_hold_finding
+
+    for api in APIS:
+        assert set(api.words) <= set(KEYWORDS), api.name
+        for word in api.words:
+            assert could_hold_finding(f"x = {word}"), word
