@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
-from attention.review import apis, extended_masks, head_counts, heads
+from attention.review import apis, extended_masks, head_counts, heads, ops
 from attention.review.project import MASK_WORDS, Project
 from attention.review.provenance import (
     CAUSAL,
@@ -64,7 +64,6 @@ from attention.review.sinks import (
     HEAD_NAMES,
     INT_METHODS,
     INTEGER_DTYPES,
-    KEEP_METHODS,
     MHA_FORWARD,
     MODULE_APIS,
     MODULES,
@@ -76,7 +75,6 @@ from attention.review.sinks import (
     SCALE_WORDS,
     SCALING_METHODS,
     SDPA,
-    SHAPE_METHODS,
     SOFTMAX,
     TANH,
 )
@@ -2216,18 +2214,14 @@ class Interpreter:
             shape = args[0].value if len(args) == 1 else None
             count = len(shape.elts) if isinstance(shape, (ast.Tuple, ast.List)) else len(args)
             return receiver.ranked(count, origin)
-        if method in KEEP_METHODS and isinstance(receiver, (Mask, Scores)):
+        if ops.keeps(method) and isinstance(receiver, (Mask, Scores)):
             return receiver
         if method == "repeat" and not isinstance(receiver, Mask) and self.tiles_heads(node):
             # what is tiled per head and goes to an attention mask is a [B, L, S] mask
             return Mask("mask", origin, repeated=origin)
-        if (
-            isinstance(receiver, _Tensor)
-            and receiver.dtype is not None
-            and method in (*KEEP_METHODS, *SHAPE_METHODS)
-        ):
+        if isinstance(receiver, _Tensor) and receiver.dtype is not None and ops.keeps_dtype(method):
             # the dtype survives a change of shape, a copy or an in-place fill
-            sizes = receiver.sizes if method in KEEP_METHODS else None
+            sizes = receiver.sizes if ops.keeps(method) else None
             return _Tensor(origin, receiver.dtype, receiver.wide, sizes=sizes)
         if (
             method in ("transpose", "t", "swapaxes")

@@ -5,7 +5,8 @@ A mask's meaning is decided where it goes: SDPA's ``attn_mask`` reads True as *m
 out* (forbidden) and add a float mask (additive).  Where each mask parameter of an attention API
 sits, and what it means, is that API's row in ``apis.py`` (a new API is a row there, not a branch
 in the interpreter); the tables here say which convention the package's own converters return,
-and which torch calls make, keep, scale or reshape a value.
+and which torch calls make or scale a value (those that keep one, retype it or move its axes are
+rows in ``ops.py``).
 
 >>> MODULE_APIS["mha"].argument("key_padding_mask").position
 3
@@ -79,36 +80,7 @@ INTEGER_DTYPES = frozenset(
     )
 )
 """``torch.<name>`` of an integer dtype: ``~`` on it flips bits, ``~0`` is -1 (255 for uint8)."""
-KEEP_METHODS = (
-    "expand",
-    "expand_as",
-    "contiguous",
-    "clone",
-    "detach",
-    "cuda",
-    "cpu",
-    "to_dense",
-    "requires_grad_",
-)
 SCALING_METHODS = ("mul", "mul_", "div", "div_", "multiply", "divide", "mul_scalar")
-SHAPE_METHODS = (
-    "view",
-    "reshape",
-    "unsqueeze",
-    "squeeze",
-    "expand",
-    "repeat",
-    "permute",
-    "flatten",
-    "flip",
-    "zero_",
-    "fill_",
-    "masked_fill",
-    "masked_fill_",
-    "index_select",
-    "narrow",
-)
-"""Methods that keep a tensor's dtype and change (or may change) its shape."""
 HEAD_COUNT = re.compile(
     r"(num_heads|num_head|n_heads?|nheads?|heads|num_attention_heads|attention_heads"
     r"|head_count|n_head_channels)"
