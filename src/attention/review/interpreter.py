@@ -60,9 +60,7 @@ from attention.review.sinks import (
     CONVENTIONS,
     FLEX_MASK_MAKERS,
     FLOAT16_MAX,
-    FLOAT_METHODS,
     HEAD_NAMES,
-    INT_METHODS,
     INTEGER_DTYPES,
     MHA_FORWARD,
     MODULE_APIS,
@@ -2141,36 +2139,36 @@ class Interpreter:
             return self.triangle(node, qualified, receiver, values)
         if qualified in ("torch.triu_indices", "torch.tril_indices"):
             return self.triangle_indices(node, qualified.endswith("tril_indices"))
-        if method in ("float", "double") and not args and not isinstance(receiver, (Mask, Scores)):
+        if ops.widens(method) and not args and not isinstance(receiver, (Mask, Scores)):
             # float32 (or float64) by construction: a fill of -1e9 fits there
             return _Tensor(origin, "float", wide=True)
         if isinstance(receiver, _Tensor) and receiver.holds is not None:
             narrowed = self.narrowing(node, method, args)
             if narrowed is not None:
                 self.overflow_check(receiver.holds, node, narrowed)
-        if method in FLOAT_METHODS and isinstance(receiver, Scores):
-            return dataclasses.replace(receiver, wide=method in ("float", "double"))
-        if method in ("float", "double") and isinstance(receiver, Mask) and not args:
+        if ops.named_dtype(method) == "float" and isinstance(receiver, Scores):
+            return dataclasses.replace(receiver, wide=ops.widens(method))
+        if ops.widens(method) and isinstance(receiver, Mask) and not args:
             # float32 (or float64) by construction: a penalty of -1e9 times it fits
             retyped = _retype(receiver, "float", origin)
             return (retyped if isinstance(retyped, Mask) else receiver).but(wide=True)
-        if method in FLOAT_METHODS or method == "type_as":
-            return _retype(receiver, "float", origin)
-        if method in INT_METHODS:
-            return _retype(receiver, "int", origin) or _Tensor(origin, "int")
-        if method == "bool" and isinstance(receiver, _Tensor) and receiver.zero_one and not args:
+        given = ops.gives(method)
+        if given == "bool" and isinstance(receiver, _Tensor) and receiver.zero_one and not args:
             return dataclasses.replace(receiver, origin=origin, dtype="bool", wide=False)
-        if method == "bool":
-            return _retype(receiver, "bool", origin)
-        if method in ("to", "type") and isinstance(receiver, Mask):
+        if given == "int":
+            return _retype(receiver, "int", origin) or _Tensor(origin, "int")
+        if given is not None:
+            # float(), half(), bool(), type_as(scores): the mask in its new dtype
+            return _retype(receiver, given, origin)
+        if ops.dtype_argument(method) and isinstance(receiver, Mask):
             return self.convert(receiver, node)
-        if method in ("to", "type") and "int" in (
+        if ops.dtype_argument(method) and "int" in (
             self.created_dtype(node, like=True),
             _integer_dtype(args[0].value) if args and args[0].keyword is None else None,
         ):
             return _Tensor(origin, "int")
         if (
-            method in ("to", "type")
+            ops.dtype_argument(method)
             and not isinstance(receiver, (Mask, Scores))
             and any(_wide(self.code(arg.value)) for arg in args if arg.keyword in (None, "dtype"))
         ):

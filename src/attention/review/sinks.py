@@ -62,8 +62,6 @@ PADDED_ONES = {"torch.nn.functional.unfold": (3, "padding"), "torch.nn.functiona
 where their padding argument sits (position, keyword): of a tensor of ones they make a mask,
 1 = a real position (``F.pad``'s ``value`` may pad with another number)."""
 CONSTRUCTORS = ("ones", "zeros", "full", "empty", "ones_like", "zeros_like", "full_like")
-FLOAT_METHODS = ("float", "half", "double", "bfloat16")
-INT_METHODS = ("long", "int", "byte", "short", "char")
 INTEGER_DTYPES = frozenset(
     (
         "uint8",
