@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from attention.review import ops
+
 Axes = tuple[str, ...]
 Major = Literal["batch", "head"]
 
@@ -31,12 +33,12 @@ def moved(axes: Axes, method: str, literals: list[int | None]) -> Axes | None:
     if any(value is None or not -rank <= value < rank for value in literals):
         return None
     places = [value % rank for value in literals if value is not None]
-    if method in ("transpose", "swapaxes") and len(places) == 2:
+    if ops.moves(method, "swap") and len(places) == 2:
         swapped = list(axes)
         one, other = places
         swapped[one], swapped[other] = swapped[other], swapped[one]
         return tuple(swapped)
-    if method == "permute" and sorted(places) == list(range(rank)):
+    if ops.moves(method, "permute") and sorted(places) == list(range(rank)):
         return tuple(axes[place] for place in places)
     return None
 

@@ -1961,9 +1961,9 @@ class Interpreter:
         short = qualified.rsplit(".", 1)[-1] if qualified else None
         if qualified == "torch.arange":
             return _Positions(origin, "cols", flat=True)
-        if isinstance(receiver, Scale) and method in SHAPE_MOVES:
+        if isinstance(receiver, Scale) and ops.keeps_scale(method):
             # `q = q * dim ** -0.5` of a query the pass does not know, then its heads split
-            if method in ("transpose", "permute", "swapaxes", "t"):
+            if ops.reorders(method):
                 return _Transposed(origin, scaled=True)
             return _ScaledTensor(origin)
         if (
@@ -2222,13 +2222,13 @@ class Interpreter:
             sizes = receiver.sizes if ops.keeps(method) else None
             return _Tensor(origin, receiver.dtype, receiver.wide, sizes=sizes)
         if (
-            method in ("transpose", "t", "swapaxes")
+            ops.moves(method, "swap", "t")
             and isinstance(receiver, Mask)
             and receiver.true_set is not None
         ):
             # the transpose of a triangle is the other triangle: triu(d)ᵀ = tril(-d)
             axes = [int_literal(arg.value) for arg in args]
-            if method == "t" or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
+            if ops.moves(method, "t") or sorted(axes, key=lambda a: a or 0) in ([0, 1], [-2, -1]):
                 flipped = Triangle(not receiver.true_set.lower, -receiver.true_set.diagonal)
                 return receiver.but(true_set=flipped, origin=origin, triangle_at=origin)
         stable = self.hand_written_softmax(node, method, qualified, receiver, args, values)
@@ -2243,9 +2243,9 @@ class Interpreter:
             ranked = receiver if qualified != "torch.topk" else (values[0] if values else None)
             if isinstance(ranked, Scores):
                 self.top_k(ranked)
-        if method in ("view", "reshape") and isinstance(receiver, _Tensor) and receiver.features:
+        if ops.moves(method, "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
-        if method in ("view", "reshape"):
+        if ops.moves(method, "reshape"):
             split = self.heads_view(receiver, node, args, values)
             if split is not None:
                 return split
@@ -2255,7 +2255,7 @@ class Interpreter:
             and (receiver.axes or receiver.major)
         ):
             return dataclasses.replace(receiver, origin=origin)
-        if method in ("view", "reshape") and isinstance(receiver, Mask):
+        if ops.moves(method, "reshape") and isinstance(receiver, Mask):
             return receiver.but(
                 key_padding=False,
                 ndim=len(args) or None,
@@ -2263,7 +2263,7 @@ class Interpreter:
                 empty_row=None,
                 head_axes=None,
             )
-        if method in ("view", "reshape") and isinstance(receiver, Scores):
+        if ops.moves(method, "reshape") and isinstance(receiver, Scores):
             # a new shape: as many axes as sizes given (a single argument may be a whole shape)
             ndim = len(args) if len(args) >= 2 else None
             merged = receiver.merged
@@ -2314,13 +2314,10 @@ class Interpreter:
         ):
             # einops' rearrange of a scaled query (its heads split off, or not): still scaled
             return dataclasses.replace(values[0], origin=origin)
-        if isinstance(receiver, _ScaledTensor) and method in (
-            "view",
-            "reshape",
-            "contiguous",
-            "unflatten",
-            "to",
-            "type_as",
+        if (
+            isinstance(receiver, _ScaledTensor)
+            and ops.keeps_scale(method)
+            and not ops.reorders(method)
         ):
             # a scaled query, its heads split off (or not): still scaled
             return dataclasses.replace(receiver, origin=origin)
@@ -2332,7 +2329,7 @@ class Interpreter:
                 return _ScaledTensor(origin)
         if method == "size" and len(args) == 1 and isinstance(func, ast.Attribute):
             return self.size_of(func.value, receiver, args[0].value, node)
-        if method in ("transpose", "swapaxes") and isinstance(receiver, Scores):
+        if ops.moves(method, "swap") and isinstance(receiver, Scores):
             # the scores' other axes swapped (heads and queries): the keys stay last
             axes = [int_literal(arg.value) for arg in args]
             rank = receiver.ndim
@@ -2345,7 +2342,7 @@ class Interpreter:
             if rank - 1 in {a % rank for a in axes if a is not None}:
                 return None
             return dataclasses.replace(receiver, origin=origin, major=None)
-        if method in ("transpose", "swapaxes") and isinstance(receiver, _Tensor) and receiver.sizes:
+        if ops.moves(method, "swap") and isinstance(receiver, _Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
             swapped = list(receiver.sizes)
             known = [a for a in axes if a is not None and -len(swapped) <= a < len(swapped)]
@@ -2360,11 +2357,7 @@ class Interpreter:
                     origin, tuple(swapped), axes=order, major=rows, split=receiver.split
                 )
             return _Transposed(origin)
-        if (
-            method in ("transpose", "permute", "swapaxes", "t")
-            and isinstance(receiver, Mask)
-            and receiver.true_set is None
-        ):
+        if ops.reorders(method) and isinstance(receiver, Mask) and receiver.true_set is None:
             # its axes move, what its True entries mean does not; where the keys lie is unknown
             # a row of it is a column now
             return receiver.but(
@@ -2376,13 +2369,13 @@ class Interpreter:
                 empty_row=None,
                 head_axes=None,
             )
-        if method in ("transpose", "permute", "swapaxes", "t"):
+        if ops.reorders(method):
             literals = [int_literal(arg.value) for arg in args]
             rank = _swapped_rank(method, literals)
             named = [axis for axis in literals if axis is not None]
             if (
                 rank is None
-                and method == "permute"
+                and ops.moves(method, "permute")
                 and len(named) == len(literals)
                 and sorted(named) == list(range(len(named)))
             ):
@@ -4020,7 +4013,7 @@ class Interpreter:
             return dataclasses.replace(
                 positions,
                 origin=Origin(node, ""),
-                flat=positions.flat and method not in ("expand", "expand_as", "repeat"),
+                flat=positions.flat and not ops.moves(method, "broadcast", "tile"),
             )
         if not positions.flat or len(args) not in (1, 2):
             return None
@@ -4029,9 +4022,9 @@ class Interpreter:
             return _Positions(Origin(node, ""), "rows", positions.offset)
         if method == "unsqueeze" and sizes == [0]:
             return _Positions(Origin(node, ""), "cols", positions.offset)
-        if method in ("view", "reshape") and sizes == [-1, 1]:
+        if ops.moves(method, "reshape") and sizes == [-1, 1]:
             return _Positions(Origin(node, ""), "rows", positions.offset)
-        if method in ("view", "reshape") and sizes == [1, -1]:
+        if ops.moves(method, "reshape") and sizes == [1, -1]:
             return _Positions(Origin(node, ""), "cols", positions.offset)
         return None
 
@@ -4463,12 +4456,12 @@ class Interpreter:
             return mask.but(head_axes=("B", "H", "L", "S"))
         if mask.head_axes is None:
             return None
-        if method in ("transpose", "swapaxes", "permute"):
+        if ops.moves(method, "swap", "permute"):
             moved = heads.moved(mask.head_axes, method, [int_literal(size) for size in sizes])
             if moved is None or moved[2:] != ("L", "S"):
                 return None  # the keys moved: the transpose below reads what that means
             return mask.but(head_axes=moved)  # only the batch and head axes moved
-        if method in ("reshape", "view", "flatten"):
+        if ops.moves(method, "reshape", "flatten"):
             origin = Origin(node, "")
             merged = len(sizes) == 3 and (
                 int_literal(sizes[0]) == -1 or head_counts.counts(sizes[0])
@@ -5179,13 +5172,6 @@ def _self_attribute(node: ast.Attribute) -> bool:
     return isinstance(node.value, ast.Name) and node.value.id == "self"
 
 
-SHAPE_MOVES = (
-    *("view", "reshape", "unflatten", "contiguous", "to", "type_as"),
-    *("transpose", "permute", "swapaxes", "t"),
-)
-"""Methods that move a tensor's axes or keep them: a scaled query stays scaled through them."""
-
-
 BY_NAME = ("AM103", "AM104", "AM105", "AM702")
 """The rules whose evidence is a name (warnings): what the callers pass may contradict it."""
 
@@ -5677,10 +5663,10 @@ def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
     if any(axis is None or axis < 0 for axis in axes):
         return None
     known = [axis for axis in axes if axis is not None]
-    if method in ("transpose", "swapaxes") and len(known) == 2:
+    if ops.moves(method, "swap") and len(known) == 2:
         low, high = sorted(known)
         return high + 1 if high == low + 1 and low >= 1 else None
-    if method == "permute" and len(known) >= 3:
+    if ops.moves(method, "permute") and len(known) >= 3:
         rank = len(known)
         return rank if known == [*range(rank - 2), rank - 1, rank - 2] else None
     return None

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Final, Literal, TypeGuard
 
 __all__ = [
     "OPS",
@@ -197,7 +197,7 @@ def widens(name: str | None) -> bool:
     return op is not None and op.wide
 
 
-def moves(name: str | None, *how: Axes) -> bool:
+def moves(name: str | None, *how: Axes) -> TypeGuard[str]:
     """Whether the method moves axes (in one of the ways named, where any are).
 
     >>> moves("permute"), moves("permute", "swap", "t"), moves("view", "reshape")
@@ -207,7 +207,7 @@ def moves(name: str | None, *how: Axes) -> bool:
     return op is not None and op.axes is not None and (not how or op.axes in how)
 
 
-def reorders(name: str | None) -> bool:
+def reorders(name: str | None) -> TypeGuard[str]:
     """Whether the method reorders the axes it keeps (``transpose``, ``t``, ``permute``)."""
     return moves(name, "swap", "t", "permute")
 
