@@ -1959,6 +1959,9 @@ class Interpreter:
         values = [self.ev(arg.value) for arg in args]
         origin = Origin(node, "")
         short = qualified.rsplit(".", 1)[-1] if qualified else None
+        # torch.f(x, ...) is x.f(...): the tensor acted on
+        function = ops.function_form(qualified)
+        tensor = (values[0] if values else None) if function is not None else receiver
         if qualified == "torch.arange":
             return _Positions(origin, "cols", flat=True)
         if isinstance(receiver, Scale) and ops.keeps_scale(method):
@@ -2129,11 +2132,10 @@ class Interpreter:
             return Module("sequential", False, origin, parts=tuple(values))
         if short in SHAPE_KEEPING and qualified and qualified.startswith("torch.nn"):
             return Module("same", False, origin)
-        if method in ("masked_fill", "masked_fill_") or qualified == "torch.masked_fill":
+        if method in ("masked_fill", "masked_fill_") or function == "masked_fill":
             filled = args
-            if qualified == "torch.masked_fill":
-                receiver, values = (values[0] if values else None), values[1:]
-                filled = args[1:]
+            if function == "masked_fill":
+                receiver, values, filled = tensor, values[1:], args[1:]
             return self.masked_fill(node, receiver, filled, values, func)
         if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
             return self.triangle(node, qualified, receiver, values)
@@ -2234,15 +2236,12 @@ class Interpreter:
         stable = self.hand_written_softmax(node, method, qualified, receiver, args, values)
         if stable is not None:
             return stable
-        if method in ("nan_to_num", "nan_to_num_") or qualified == "torch.nan_to_num":
-            subject = values[0] if qualified == "torch.nan_to_num" and values else receiver
-            guarded = self.nan_guard(subject)
+        if method in ("nan_to_num", "nan_to_num_") or function == "nan_to_num":
+            guarded = self.nan_guard(tensor if function == "nan_to_num" else receiver)
             if guarded is not None:
                 return guarded
-        if method == "topk" or qualified == "torch.topk":
-            ranked = receiver if qualified != "torch.topk" else (values[0] if values else None)
-            if isinstance(ranked, Scores):
-                self.top_k(ranked)
+        if (method == "topk" or function == "topk") and isinstance(tensor, Scores):
+            self.top_k(tensor)
         if ops.moves(method, "reshape") and isinstance(receiver, _Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
         if ops.moves(method, "reshape"):
@@ -4221,7 +4220,7 @@ class Interpreter:
         if torch is None or not isinstance(func, ast.Attribute):
             return None
         filled: ast.AST = func.value
-        if self.qualname(func) == "torch.masked_fill":
+        if ops.function_form(self.qualname(func)) == "masked_fill":
             args = self.args(node)
             if not args or args[0].keyword is not None:
                 return None

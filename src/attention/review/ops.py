@@ -8,9 +8,8 @@ the dtype and the shape.  The interpreter asks these rows instead of naming the 
 so a method it learns is a row here.  What a rule makes of a moved mask (which axis the keys are
 on now, whose triangle it is) stays with the interpreter's transfer code.
 
-``torch.f(x, ...)`` and ``torch.Tensor.f(x, ...)`` are the method ``x.f(...)``:
-:func:`function_form` says which ``f`` a call names that way, once for every operation that is
-read in either form.
+``torch.f(x, ...)`` is the method ``x.f(...)``: :func:`function_form` says which ``f`` a call
+names that way, once for every operation that is read in either form.
 
 >>> row("transpose").category, row("transpose").axes
 ('axes', 'swap')
@@ -18,8 +17,8 @@ read in either form.
 (True, True, False)
 >>> gives("half"), gives("bool"), gives("to")
 ('float', 'bool', None)
->>> function_form("torch.masked_fill"), function_form("torch.Tensor.topk"), function_form("F.pad")
-('masked_fill', 'topk', None)
+>>> function_form("torch.masked_fill"), function_form("torch.nn.functional.pad")
+('masked_fill', None)
 """
 
 from __future__ import annotations
@@ -218,22 +217,15 @@ def keeps_scale(name: str | None) -> bool:
     return op is not None and op.scaled
 
 
-_TORCH: Final = ("torch.Tensor.", "torch.")
-"""The prefixes under which torch names a tensor method as a function of the tensor."""
-
-
 def function_form(qualified: str | None) -> str | None:
-    """``f`` where a call is ``torch.f(x, ...)`` or ``torch.Tensor.f(x, ...)``: ``x.f(...)``.
+    """``f`` where a call is ``torch.f(x, ...)``: the method ``x.f(...)``.
 
     Its first argument is the tensor a method would be called on; the rest are the method's.
 
     >>> function_form("torch.nan_to_num"), function_form("torch.nn.functional.softmax")
     ('nan_to_num', None)
     """
-    if qualified is None:
+    if qualified is None or not qualified.startswith("torch."):
         return None
-    for prefix in _TORCH:
-        if qualified.startswith(prefix):
-            name = qualified[len(prefix) :]
-            return name if name and "." not in name else None
-    return None
+    name = qualified.removeprefix("torch.")
+    return name if "." not in name else None
