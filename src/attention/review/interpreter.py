@@ -3217,7 +3217,7 @@ class Interpreter:
                 and (
                     (
                         isinstance(node.func, ast.Attribute)
-                        and node.func.attr in ("view", "reshape", "unflatten")
+                        and ops.moves(node.func.attr, "reshape", "unflatten")
                         and any(head_counts.counts(size) for size in _size_nodes(self.args(node)))
                     )
                     or head_counts.einops_split(node)
@@ -5951,9 +5951,9 @@ def _a_column(node: ast.AST) -> bool:
         sizes = [int_literal(arg) for arg in node.args]
         if node.keywords:
             return False
-        if node.func.attr == "unsqueeze":
+        if ops.moves(node.func.attr, "insert"):
             return sizes in ([1], [-1])
-        if node.func.attr in ("view", "reshape"):
+        if ops.moves(node.func.attr, "reshape"):
             return sizes == [-1, 1]
     return False
 
