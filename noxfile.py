@@ -358,9 +358,15 @@ def lint(session: nox.Session) -> None:
 
 
 LOCK_INPUT = ROOT / "conf" / "constraints.in"
-LOCK_PLATFORMS = ("x86_64-manylinux_2_28", "aarch64-manylinux_2_28")
-"""Where the lock is shown to install from wheels alone on every supported Python (jieba aside,
-which is published as an sdist only); elsewhere rcssmin and rjsmin build from their sdists."""
+LOCK_PLATFORMS = {
+    "x86_64-manylinux_2_28": "jieba",
+    "aarch64-manylinux_2_28": "jieba",
+    "aarch64-apple-darwin": "jieba,rcssmin,rjsmin",
+    "x86_64-pc-windows-msvc": "jieba,rcssmin,rjsmin",
+}
+"""Where the lock is shown to install on every supported Python, from wheels but for the packages
+named (jieba publishes an sdist only; rcssmin and rjsmin no wheels for macOS or Windows).  macOS
+is resolved for macOS 14, the oldest torch 2.13.0 has wheels for."""
 
 
 @nox.session(default=False)
@@ -373,8 +379,9 @@ def lock(session: nox.Session) -> None:
     where no release does, the lock pins one per Python with a marker.  The digest of the
     inputs goes into the lock (conf/lock_inputs.py).  Then, for each supported Python
     (pyproject.toml's classifiers, 3.14 included whether or not an interpreter is at hand), the
-    same inputs are resolved for Linux x86-64 and aarch64 with the lock as constraints and
-    wheels only, and the session fails on a package the lock does not pin.  Needs the package
+    same inputs are resolved for Linux (x86-64, aarch64), macOS (arm64) and Windows (x86-64)
+    with the lock as constraints and wheels only (LOCK_PLATFORMS names the sdists each may
+    build), and the session fails on a package the lock does not pin.  Needs the package
     index; ``-- --upgrade`` moves every pin to the newest release that fits.
     """
     session.install("-c", str(CONSTRAINTS), "uv")
@@ -389,13 +396,14 @@ def lock(session: nox.Session) -> None:
     session.run("python", "conf/lock_inputs.py", "stamp")
     tmp = Path(session.create_tmp())
     for python in pythons:
-        for platform in LOCK_PLATFORMS:
+        for platform, sdists in LOCK_PLATFORMS.items():
             out = tmp / f"{python}-{platform}.txt"
             session.run(
                 *("uv", "pip", "compile", *inputs, "--python-version", python),
                 *("--python-platform", platform, "-c", str(CONSTRAINTS)),
-                *("--only-binary", ":all:", "--no-binary", "jieba", "--no-header", "--quiet"),
+                *("--only-binary", ":all:", "--no-binary", sdists, "--no-header", "--quiet"),
                 *("--no-annotate", "-o", str(out)),
+                env={"MACOSX_DEPLOYMENT_TARGET": "14.0"},
             )
             session.run("python", "conf/check_pins.py", "--lock", str(CONSTRAINTS), str(out))
     session.log(f"{CONSTRAINTS.relative_to(ROOT)}: one lock for Python {', '.join(pythons)}")
@@ -491,10 +499,12 @@ def pythons(session: nox.Session) -> None:
         shutil.rmtree(venv, ignore_errors=True)
         session.run(found, "-m", "venv", str(venv), external=True)
         python = venv / "bin" / "python"
-        _pip(session, python, str(CONSTRAINTS), "--quiet", "pip")  # the lock's pip, for the check
+        # the lock's pip and setuptools (a 3.11 venv brings an older one), for the pin check
+        _pip(session, python, str(CONSTRAINTS), "--quiet", "pip", "setuptools")
         session.log(f"Python {release} ({found}): pip install .")
         _pip(session, python, str(CONSTRAINTS), "--quiet", str(ROOT))
-        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(CONSTRAINTS))
+        pins = (str(python), str(ROOT / "conf" / "check_pins.py"), str(CONSTRAINTS))
+        session.run(*pins, external=True)
         no_torch = "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
         session.run(str(python), "-c", no_torch, external=True)
         review = (str(python), "-m", "attention.review", str(sample))
@@ -504,7 +514,7 @@ def pythons(session: nox.Session) -> None:
         session.log(f"Python {release}: the checker, without torch, reports {sample.name}'s AM502")
         session.log(f"Python {release} ({found}): pip install '.[torch]'")
         _pip(session, python, str(CONSTRAINTS), "--quiet", f"{ROOT}[torch]")
-        session.run(str(python), str(ROOT / "conf" / "check_pins.py"), str(CONSTRAINTS))
+        session.run(*pins, external=True)
         session.run(str(python), "-c", WORKED_EXAMPLE, external=True)
         shutil.rmtree(venv)
 
