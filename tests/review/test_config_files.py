@@ -160,3 +160,15 @@ def test_flake8_without_a_configuration_reports(tmp_path) -> None:
     path = tmp_path / "m.py"
     path.write_text(FILL)
     assert flake8_codes(path) == ["AM202"]
+
+
+def test_an_unknown_code_is_refused_naming_the_rules_that_exist() -> None:
+    """The range in the message comes from the rules: it named AM803 after AM804 was added."""
+    from attention.review.config import ConfigError, codes
+    from attention.review.rules import RULES
+
+    last = max(rule.code for rule in RULES)
+    with pytest.raises(
+        ConfigError, match=rf"'AM999' matches no rule \(the rules are AM101…{last}\)"
+    ):
+        codes("select", ["AM999"])

@@ -125,10 +125,13 @@ def _codes(where: str, value: object) -> tuple[str, ...]:
         value = [part for part in re.split(r"[,\s]+", value) if part]
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f'{where} must be a list of rule codes (e.g. ["AM101"]), got {value!r}')
-    known = [rule.code for rule in RULES]
+    known = sorted(rule.code for rule in RULES)
     for item in value:
         if not any(code.startswith(item) for code in known):
-            raise ConfigError(f"{where}: {item!r} matches no rule (the rules are AM101…AM803)")
+            # the range from the rules themselves: a written range went stale when AM804 came
+            raise ConfigError(
+                f"{where}: {item!r} matches no rule (the rules are {known[0]}…{known[-1]})"
+            )
     return tuple(value)
 
 
