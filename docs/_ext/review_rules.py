@@ -77,9 +77,10 @@ HOOKS = ROOT / ".pre-commit-hooks.yaml"
 # what the pages are made from: a change to one rereads the pages that show it (the Chinese
 # catalogue too, whose texts the directives write into the pages when they are read)
 SOURCES = [
+    *sorted((ROOT / "src" / "attention" / "review" / "rules").glob("*.py")),
     *(
         ROOT / "src" / "attention" / "review" / name
-        for name in ("rules.py", "demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
+        for name in ("demos.py", "watch_rules.py", "check.py", "report.py", "fix.py")
     ),
     DOCS / "locales" / "zh_CN" / "LC_MESSAGES" / f"{CATALOGUE}.po",
 ]

@@ -1,0 +1,133 @@
+"""AM2xx, fills: what a masked score is filled with or has added.
+
+The value must take the weight to zero without overflowing the dtype.
+"""
+
+# ruff: noqa: E501  (the examples are whole source files, kept as a reader would write them)
+
+from __future__ import annotations
+
+from attention.review.rules._examples import _SCORES
+from attention.review.rules._rule import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "AM201",
+        "boolean-mask-used-as-additive",
+        "error",
+        ("sdpa.attn_mask.float", "sdpa.attn_mask.bool", "mha.attn_mask.float"),
+        "A Boolean mask turned into numbers (`.float()`, `.to(dtype)`) is added to the scores: "
+        "1.0 and 0.0 shift them a little and forbid nothing.",
+        "`{subject}` holds 0.0 / 1.0 from a Boolean mask and is added to the scores",
+        "Pass the Boolean mask itself, or build an additive one: "
+        "`torch.zeros_like(scores).masked_fill(~allowed, float('-inf'))` "
+        "(attention.conventions.allowed_to_additive).",
+        "import torch\n\n\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    causal = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores + causal.float(), dim=-1)\n    return weights @ v\n",
+        "import torch\n\n\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    causal = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        + _SCORES
+        + "    weights = torch.softmax(scores.masked_fill(~causal, float('-inf')), dim=-1)\n"
+        "    return weights @ v\n",
+    ),
+    Rule(
+        "AM202",
+        "fill-overflows-float16",
+        "warning",
+        ("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
+        "A finite fill such as -1e9 is beyond float16's range (65504): masked_fill raises "
+        "there, and an additive mask overflows to -inf (NaN for a row with no allowed key).  "
+        "Only in code that runs in float16 (the module or its tree names float16, `.half()`, "
+        "`fp16` or autocast): in float32 the fill is right.",
+        "`{subject}` does not fit in float16; under autocast or .half() this fill fails",
+        "Use the dtype's own limit, `torch.finfo(scores.dtype).min` (`--fix` rewrites it), or "
+        "float('-inf') with a guard for rows with no allowed key.",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        '    with torch.autocast("cuda", dtype=torch.float16):\n'
+        "    " + _SCORES + "        scores = scores.masked_fill(forbidden, -1e9)\n"
+        "        return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        '    with torch.autocast("cuda", dtype=torch.float16):\n'
+        "    "
+        + _SCORES
+        + "        scores = scores.masked_fill(forbidden, torch.finfo(scores.dtype).min)\n"
+        "        return torch.softmax(scores, dim=-1) @ v\n",
+        fixable=True,
+    ),
+    Rule(
+        "AM203",
+        "fill-does-not-zero-the-weight",
+        "warning",
+        ("sdpa.attn_mask.float",),
+        "A masked score is filled with a value that is not very negative (0, -1): its key keeps a "
+        "weight comparable to the others.",
+        "`{subject}` as a fill leaves the masked keys a real weight",
+        "Fill with float('-inf') or torch.finfo(scores.dtype).min.",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, 0)\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, forbidden):\n"
+        + _SCORES
+        + "    scores = scores.masked_fill(forbidden, float('-inf'))\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM204",
+        "finfo-min-added-twice",
+        "error",
+        ("sdpa.fully_masked_row.additive", "softmax.all_neg_inf_row", "sdpa.attn_mask.masked_nan"),
+        "Two additive masks that each hold torch.finfo(dtype).min are added: where both forbid, "
+        "the sum overflows to -inf, and a row that is all -inf gives NaN or a wrong weight.",
+        "`{subject}` adds two masks that each hold torch.finfo(dtype).min",
+        "Combine the Boolean masks first (`causal | padding`), then fill once; or clamp the sum "
+        "with `.clamp(min=torch.finfo(dtype).min)`.",
+        "import torch\n\n\ndef additive_masks(causal_forbidden, padding_forbidden, dtype):\n"
+        "    low = torch.finfo(dtype).min\n"
+        "    causal = torch.zeros(causal_forbidden.shape, dtype=dtype).masked_fill(causal_forbidden, low)\n"
+        "    padding = torch.zeros(padding_forbidden.shape, dtype=dtype).masked_fill(padding_forbidden, low)\n"
+        "    return causal + padding\n",
+        "import torch\n\n\ndef additive_masks(causal_forbidden, padding_forbidden, dtype):\n"
+        "    forbidden = causal_forbidden | padding_forbidden\n"
+        "    return torch.zeros(forbidden.shape, dtype=dtype).masked_fill(forbidden, torch.finfo(dtype).min)\n",
+    ),
+    Rule(
+        "AM205",
+        "boolean-mask-times-infinity",
+        "error",
+        ("sdpa.attn_mask.masked_nan", "sdpa.attn_mask.float"),
+        "A 0/1 mask is multiplied by -inf to make an additive mask: 0 × -inf is NaN, so every "
+        "kept score becomes NaN instead of staying as it was.",
+        "`{subject}` multiplies a 0/1 mask by infinity",
+        "`torch.where(allowed, 0.0, float('-inf'))`, or "
+        "`torch.zeros_like(scores).masked_fill(~allowed, float('-inf'))`.",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        '    bias = (1 - allowed.to(q.dtype)) * float("-inf")\n'
+        "    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5 + bias\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+        "import torch\n\n\ndef attend(q, k, v, allowed):\n"
+        '    bias = torch.where(allowed, 0.0, float("-inf"))\n'
+        "    scores = q @ k.transpose(-2, -1) * q.shape[-1] ** -0.5 + bias\n"
+        "    return torch.softmax(scores, dim=-1) @ v\n",
+    ),
+    Rule(
+        "AM206",
+        "boolean-tensor-filled-with-numbers",
+        "error",
+        ("sdpa.attn_mask.bool", "sdpa.attn_mask.float"),
+        "masked_fill on a Boolean tensor keeps its dtype: -inf (or any nonzero number) is stored "
+        "as True and 0.0 as False, so what was meant as an additive mask is still 0/1 and, once "
+        "converted to float and added, forbids nothing.",
+        "`{subject}` is stored into a Boolean tensor",
+        "Fill a float tensor: `torch.zeros(shape).masked_fill(~allowed, float('-inf'))`, or "
+        "`torch.where(allowed, 0.0, float('-inf'))`.",
+        "import torch\n\n\ndef future_mask(size):\n"
+        "    allowed = torch.tril(torch.ones(size, size)) == 1\n"
+        '    return allowed.masked_fill(~allowed, float("-inf")).float()\n',
+        "import torch\n\n\ndef future_mask(size):\n"
+        "    allowed = torch.tril(torch.ones(size, size)) == 1\n"
+        '    return torch.zeros(size, size).masked_fill(~allowed, float("-inf"))\n',
+    ),
+)

@@ -1,0 +1,155 @@
+"""AM3xx, causal masks: ``is_causal`` and the causal triangle.
+
+The triangle's direction, its diagonal, and its alignment when queries and keys differ in length.
+"""
+
+# ruff: noqa: E501  (the examples are whole source files, kept as a reader would write them)
+
+from __future__ import annotations
+
+from attention.review.rules._examples import _SDPA_HEAD
+from attention.review.rules._rule import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "AM301",
+        "is-causal-with-attn-mask",
+        "error",
+        ("sdpa.is_causal_with_attn_mask", "sdpa.is_causal_with_attn_mask.math"),
+        "is_causal=True together with an attn_mask: SDPA raises on some releases and backends, "
+        "and where it does not, one of the two is not applied.",
+        "`{subject}` is passed together with an attn_mask",
+        "Pass one: fold the causal triangle into the mask (`allowed & torch.tril(...)`) and drop "
+        "is_causal, or drop the mask.",
+        _SDPA_HEAD + "\ndef attend(q, k, v, allowed):\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v, allowed):\n"
+        "    causal = torch.tril(torch.ones(q.size(-2), k.size(-2), dtype=torch.bool))\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed & causal)\n",
+    ),
+    Rule(
+        "AM302",
+        "is-causal-on-a-decode-step",
+        "error",
+        (
+            "sdpa.is_causal.alignment",
+            "sdpa.is_causal.decode_step",
+            "bias.causal_lower_right.alignment",
+        ),
+        "is_causal=True with fewer queries than keys (a decode step with a KV cache): SDPA's "
+        "triangle is aligned to the top left, so the new query sees key 0 only.",
+        "`{subject}` with keys longer than the queries (a cache was prepended)",
+        "A single new query may see every cached key: drop is_causal for L = 1, or pass "
+        "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask.",
+        _SDPA_HEAD + "\ndef decode_step(q, k, v, past_k, past_v):\n"
+        "    k = torch.cat([past_k, k], dim=-2)\n    v = torch.cat([past_v, v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef decode_step(q, k, v, past_k, past_v):\n"
+        "    k = torch.cat([past_k, k], dim=-2)\n    v = torch.cat([past_v, v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v)  # one new query sees every key\n",
+    ),
+    Rule(
+        "AM303",
+        "causal-mask-wrong-triangle",
+        "error",
+        (
+            "transformer.generate_square_subsequent_mask",
+            "sdpa.attn_mask.bool",
+            "sdpa.fully_masked_row",
+        ),
+        "A causal mask with the wrong orientation or diagonal: queries see the next token, or "
+        "not themselves (then the first row has no allowed key).",
+        "`{subject}` is a triangle that is not the causal one as this API reads it",
+        "Allowed = `torch.tril(ones)` (diagonal 0); forbidden = `torch.triu(ones, diagonal=1)`.",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    allowed = torch.tril(torch.ones(L, L, dtype=torch.bool), diagonal=-1)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n    L = q.size(-2)\n"
+        "    allowed = torch.tril(torch.ones(L, L, dtype=torch.bool))\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
+    ),
+    Rule(
+        "AM304",
+        "is-causal-where-a-cache-may-be-prepended",
+        "warning",
+        (
+            "sdpa.is_causal.alignment",
+            "sdpa.is_causal.decode_step",
+            "bias.causal_lower_right.alignment",
+        ),
+        "is_causal=True where the keys hold a cache on some of the paths to the call: there "
+        "SDPA's top-left triangle lets query i see keys 0..i only (a warning: the cached path "
+        "may never run with is_causal=True).",
+        "`{subject}` where the keys may have a cache prepended",
+        "Pass is_causal=True only where L = S (`is_causal=cache is None`), or pass "
+        "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask.",
+        _SDPA_HEAD + "\ndef attend(q, k, v, cache=None):\n"
+        "    if cache is not None:\n"
+        "        k = torch.cat([cache[0], k], dim=-2)\n"
+        "        v = torch.cat([cache[1], v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v, cache=None):\n"
+        "    if cache is not None:\n"
+        "        k = torch.cat([cache[0], k], dim=-2)\n"
+        "        v = torch.cat([cache[1], v], dim=-2)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, is_causal=cache is None)\n",
+    ),
+    Rule(
+        "AM305",
+        "causal-triangle-aligned-top-left",
+        "warning",
+        (
+            "bias.causal_upper_left.alignment",
+            "bias.causal_lower_right.alignment",
+            "sdpa.is_causal.alignment",
+        ),
+        "A causal triangle (tril, diagonal 0) is laid on L × S sizes read from the queries and "
+        "the keys, and the code runs it with fewer queries than keys (a cache): aligned to the "
+        "top left, query i sees keys 0..i only instead of the whole past.",
+        "`{subject}` aligns the causal triangle to the top left of L × S",
+        "Align it to the bottom right: `.tril(diagonal=S - L)`, or "
+        "torch.nn.attention.bias.causal_lower_right(L, S).",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n"
+        "    allowed = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n\n\n"
+        "q = torch.randn(1, 2, 2, 8)  # two new tokens\n"
+        "k = v = torch.randn(1, 2, 6, 8)  # four cached keys and the two new ones\n"
+        "out = attend(q, k, v)\n",
+        _SDPA_HEAD + "\ndef attend(q, k, v):\n"
+        "    L, S = q.size(-2), k.size(-2)\n"
+        "    allowed = torch.ones(L, S, dtype=torch.bool).tril(diagonal=S - L)\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n\n\n"
+        "q = torch.randn(1, 2, 2, 8)  # two new tokens\n"
+        "k = v = torch.randn(1, 2, 6, 8)  # four cached keys and the two new ones\n"
+        "out = attend(q, k, v)\n",
+    ),
+    Rule(
+        "AM306",
+        "is-causal-hint-without-its-causal-mask",
+        "error",
+        (
+            "mha.attn_mask.with_is_causal.need_weights_false",
+            "mha.is_causal.without_attn_mask",
+            "mha.is_causal.without_attn_mask.fast_path",
+        ),
+        "is_causal=True on nn.MultiheadAttention or an nn.Transformer* module is a hint that the "
+        "mask passed with it is the causal triangle, not a switch: with no mask the call raises "
+        "(or, on the inference fast path, drops the hint), and beside a mask that is not causal "
+        "the mask is dropped and the triangle used instead.",
+        "`{subject}` vouches for a causal mask that is not there",
+        "Pass the causal mask itself (`nn.Transformer.generate_square_subsequent_mask(L)`, merged "
+        "with any other mask) and set the hint only when that mask is exactly causal.",
+        "import torch\nfrom torch import nn\n\n"
+        "mha = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)\n\n\n"
+        "def attend(x):\n    L = x.size(1)\n"
+        "    last_key_is_padding = torch.zeros(L, L)  # additive: -inf where forbidden\n"
+        '    last_key_is_padding[:, -1] = float("-inf")\n'
+        "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False, is_causal=True)\n",
+        "import torch\nfrom torch import nn\n\n"
+        "mha = nn.MultiheadAttention(embed_dim=8, num_heads=2, batch_first=True)\n\n\n"
+        "def attend(x):\n    L = x.size(1)\n"
+        "    last_key_is_padding = torch.zeros(L, L)  # additive: -inf where forbidden\n"
+        '    last_key_is_padding[:, -1] = float("-inf")\n'
+        "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False)\n",
+    ),
+)

@@ -1,0 +1,41 @@
+"""AM7xx, inversion: ``~`` on a mask that is not boolean, or on an ``attention_mask``."""
+
+from __future__ import annotations
+
+from attention.review.rules._examples import _MHA_CLASS
+from attention.review.rules._rule import Rule
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "AM701",
+        "invert-a-non-boolean-mask",
+        "error",
+        ("sdpa.attn_mask.bool", "mha.key_padding_mask.bool"),
+        "`~` on an integer or float mask is a bitwise not: ~1 is -2 and ~0 is -1, both nonzero "
+        "(True), so the 'inverted' mask is True everywhere (float raises).",
+        "`{subject}` inverts a mask that is not Boolean",
+        "Compare instead (`mask == 0`), or convert first (`~mask.bool()`).",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    padding = (ids == pad_id).long()\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~padding)\n",
+        "import torch.nn.functional as F\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    padding = ids == pad_id\n"
+        "    return F.scaled_dot_product_attention(q, k, v, attn_mask=~padding)\n",
+    ),
+    Rule(
+        "AM702",
+        "invert-a-hf-attention-mask",
+        "warning",
+        ("mha.key_padding_mask.bool",),
+        "`~attention_mask` on a Hugging Face mask (integers 1 / 0): -2 / -1, True everywhere once "
+        "read as Boolean.",
+        "`{subject}` inverts what looks like an integer Hugging Face attention_mask",
+        "`attention_mask == 0` (True = padding).",
+        _MHA_CLASS + "    def forward(self, x, batch):\n"
+        '        out, _ = self.attn(x, x, x, key_padding_mask=~batch["attention_mask"])\n'
+        "        return out\n",
+        _MHA_CLASS + "    def forward(self, x, batch):\n"
+        '        out, _ = self.attn(x, x, x, key_padding_mask=batch["attention_mask"] == 0)\n'
+        "        return out\n",
+    ),
+)
