@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ast
 import doctest
+import importlib
+import pkgutil
 import re
 
 import pytest
 
+from attention.review import rules as registry
 from attention.review.check import check_source
 from attention.review.links import known_rows
 from attention.review.rules import RULES, by_code
@@ -19,6 +22,41 @@ IDS = [rule.code for rule in RULES]
 def test_codes_are_unique_and_well_formed() -> None:
     assert len(set(IDS)) == len(IDS)
     assert all(re.fullmatch(r"AM[1-9]\d\d", code) for code in IDS)
+    assert sorted(IDS) == IDS
+
+
+def _family_modules() -> list[tuple[str, object]]:
+    """Every family module of the rules package (``am<digit>_<what>``), by its digit."""
+    names = [
+        info.name
+        for info in pkgutil.iter_modules(registry.__path__)
+        if not info.name.startswith("_")
+    ]
+    assert all(re.fullmatch(r"am[1-9]_[a-z_]+", name) for name in names), names
+    digits = [name[2] for name in names]
+    assert len(set(digits)) == len(digits), f"two modules for one family: {sorted(names)}"
+    return [
+        (name[2], importlib.import_module(f"{registry.__name__}.{name}"))
+        for name in sorted(names, key=lambda name: name[2])
+    ]
+
+
+@pytest.mark.parametrize(
+    ("digit", "module"), _family_modules(), ids=lambda x: getattr(x, "__name__", x)
+)
+def test_family_module_holds_its_family_only(digit, module) -> None:
+    codes = [rule.code for rule in module.RULES]
+    assert codes, f"{module.__name__} holds no rule"
+    strays = [code for code in codes if not code.startswith(f"AM{digit}")]
+    assert not strays, f"{module.__name__} holds rules of other families: {strays}"
+    assert codes == sorted(codes), f"{module.__name__} is not in code order: {codes}"
+
+
+def test_rules_are_every_family_in_code_order() -> None:
+    families = _family_modules()
+    assert list(registry.FAMILIES) == [module for _, module in families]
+    assert tuple(rule for _, module in families for rule in module.RULES) == RULES
+    assert len(set(IDS)) == len(IDS), "a code is held twice"
     assert sorted(IDS) == IDS
 
 
