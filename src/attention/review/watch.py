@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import math
 import os
 import sys
@@ -86,7 +87,29 @@ _F = {argument.keyword: argument for argument in apis.MHA_FORWARD.arguments}
 _NATIVE = {argument.keyword: argument for argument in apis.NATIVE_MHA.arguments}
 _LAYER = {argument.keyword: argument for argument in apis.TRANSFORMER_ENCODER_LAYER_FWD.arguments}
 _NESTED = {argument.keyword: argument for argument in apis.NESTED_FROM_MASK.arguments}
-_MHA_FORWARD = F.multi_head_attention_forward  # the function, as imported (before any watch)
+
+
+def _owner(api: apis.Api) -> tuple[Any, str]:
+    """Where an API row's function lives: its module and attribute (``F``, ``"embedding"``)."""
+    module, _, attribute = api.name.rpartition(".")
+    return importlib.import_module(module), attribute
+
+
+def _function(api: apis.Api) -> Any:
+    """An API row's function, as imported (before any watch replaces it)."""
+    owner, attribute = _owner(api)
+    return getattr(owner, attribute)
+
+
+# the functions the watch sits on (each checked by _CHECKS, cached by _KEYS): rows of apis.py
+_ENTRY_POINTS = (
+    apis.SDPA,
+    apis.MHA_FORWARD,
+    apis.NATIVE_MHA,
+    apis.TRANSFORMER_ENCODER_LAYER_FWD,
+    apis.NESTED_FROM_MASK,
+)
+_MHA_FORWARD = _function(apis.MHA_FORWARD)
 
 _RETURNS = {
     "zeros": "a row of zeros",
@@ -722,10 +745,10 @@ def _hidden_mha(args: Sequence[Any], kwargs: Mapping[str, Any]) -> Tensor | None
     return hidden if bool(hidden.any()) else None
 
 
-_HIDDEN_SDPA = F.scaled_dot_product_attention
+_HIDDEN_SDPA = _function(apis.SDPA)
 _HIDDEN: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], Tensor | None]] = {
     _HIDDEN_SDPA: _hidden_sdpa,
-    F.multi_head_attention_forward: _hidden_mha,
+    _MHA_FORWARD: _hidden_mha,
 }
 
 
@@ -785,11 +808,12 @@ def _check_hidden_keys(
 
 
 _CHECKS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any], int], list[_Seen]]] = {
-    F.scaled_dot_product_attention: _check_sdpa,
-    F.multi_head_attention_forward: _check_mha_forward,
-    torch._native_multi_head_attention: _check_native_mha,
-    torch._transformer_encoder_layer_fwd: _check_encoder_layer,
-    torch._nested_tensor_from_mask: _check_nested,
+    _function(api): check
+    for api, check in zip(
+        _ENTRY_POINTS,
+        (_check_sdpa, _check_mha_forward, _check_native_mha, _check_encoder_layer, _check_nested),
+        strict=True,
+    )
 }
 
 
@@ -1745,13 +1769,18 @@ def _key_nested(args: Sequence[Any], kwargs: Mapping[str, Any]) -> _Keyed:
 
 
 _KEYS: dict[Any, Callable[[Sequence[Any], Mapping[str, Any]], _Keyed]] = {
-    F.scaled_dot_product_attention: _key_sdpa,
-    F.multi_head_attention_forward: _key_mha,
-    torch._native_multi_head_attention: _key_fused(apis.NATIVE_MHA, "query", "key", "num_head"),
-    torch._transformer_encoder_layer_fwd: _key_fused(
-        apis.TRANSFORMER_ENCODER_LAYER_FWD, "src", None, "num_heads"
-    ),
-    torch._nested_tensor_from_mask: _key_nested,
+    _function(api): keyer
+    for api, keyer in zip(
+        _ENTRY_POINTS,
+        (
+            _key_sdpa,
+            _key_mha,
+            _key_fused(apis.NATIVE_MHA, "query", "key", "num_head"),
+            _key_fused(apis.TRANSFORMER_ENCODER_LAYER_FWD, "src", None, "num_heads"),
+            _key_nested,
+        ),
+        strict=True,
+    )
 }
 
 
@@ -1940,11 +1969,7 @@ def _batch_first_input(args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[_
 def _targets() -> list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]]:
     """(owner, attribute, how to wrap it): every place the watch sits."""
     targets: list[tuple[Any, str, Callable[[Any], Callable[..., Any]]]] = [
-        (F, "scaled_dot_product_attention", _entry_point),
-        (F, "multi_head_attention_forward", _entry_point),
-        (torch, "_native_multi_head_attention", _entry_point),
-        (torch, "_transformer_encoder_layer_fwd", _entry_point),
-        (torch, "_nested_tensor_from_mask", _entry_point),
+        *((*_owner(api), _entry_point) for api in _ENTRY_POINTS),
         (F, "_canonical_mask", _canonical_mask_watched),
         (F, "embedding", _embedding_watched),
         *_softmax_targets(),
