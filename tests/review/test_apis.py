@@ -182,3 +182,52 @@ def test_the_prefilter_lets_through_every_api_by_its_rows_words() -> None:
         assert set(api.words) <= set(KEYWORDS), api.name
         for word in api.words:
             assert could_hold_finding(f"x = {word}"), word
+
+
+def _watch_citations() -> tuple[list[tuple[str, str, str]], list[str]]:
+    """What the watch's modules cite: (row, tail, id) per ``apis.ROW.claim(tail)`` call, and
+    every string that is the id of a claim about a row's API (an id written, not read)."""
+    import ast
+    from pathlib import Path
+
+    from attention.review import watch, watch_rules
+
+    rows = {name: getattr(apis, name) for name in apis.__all__}
+    apis_named = {name for api in APIS for name in about(api)}
+    cited: list[tuple[str, str, str]] = []
+    written: list[str] = []
+    for module in (watch, watch_rules):
+        tree = ast.parse(Path(str(module.__file__)).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "claim"
+                and isinstance(node.func.value, ast.Attribute)
+                and isinstance(node.func.value.value, ast.Name)
+                and node.func.value.value.id == "apis"
+            ):
+                row = node.func.value.attr
+                tails = [n.value for n in ast.walk(node.args[0]) if isinstance(n, ast.Constant)]
+                if isinstance(node.args[0], ast.BinOp):  # "prefix_" + ("true" if … else "false")
+                    prefix, *ends = tails
+                    tails = [prefix + end for end in ends]
+                cited.extend((row, tail, rows[row].claim(tail)) for tail in tails)
+            elif (
+                isinstance(node, ast.Constant)
+                and node.value in BY_ID
+                and BY_ID[node.value].api in apis_named
+            ):
+                written.append(f"{module.__name__}: {node.value!r}")
+    return cited, written
+
+
+def test_every_claim_the_watch_cites_is_a_claim_of_its_row() -> None:
+    cited, written = _watch_citations()
+    assert cited, "the watch cites no claim through a row"
+    assert not written, f"claim ids written in the watch, not read from a row: {written}"
+    for row, tail, claim in cited:
+        api = getattr(apis, row)
+        assert claim in api.cited, f"apis.{row}.claim({tail!r}) = {claim!r}, not its row's"
+        assert claim in BY_ID, f"apis.{row}.claim({tail!r}) = {claim!r}, not a claim"
+        assert BY_ID[claim].api in about(api), f"{claim} is about {BY_ID[claim].api}, not {row}"

@@ -110,6 +110,22 @@ class Api:
         """The name's last part (``MultiheadAttention``)."""
         return self.name.rpartition(".")[2]
 
+    @property
+    def cited(self) -> tuple[str, ...]:
+        """Every claim the row cites: the call's, then its arguments' in positional order."""
+        return (*self.claims, *(claim for a in self.arguments for claim in a.claims))
+
+    def claim(self, tail: str) -> str:
+        """The id of the claim the row cites as ``<api>.<tail>`` (a KeyError where none).
+
+        >>> SDPA.claim("attn_mask.bool"), CREATE_BLOCK_MASK.claim("mask_mod")
+        ('sdpa.attn_mask.bool', 'flex_attention.mask_mod')
+        """
+        for claim in self.cited:
+            if claim.partition(".")[2] == tail:
+                return claim
+        raise KeyError(f"{self.name} cites no claim *.{tail}")
+
     def argument(self, keyword: str) -> Argument:
         """The argument given as ``keyword`` (a KeyError names it where there is none)."""
         for argument in self.arguments:
@@ -178,7 +194,13 @@ SDPA = Api(
             "mask",
             boolean="allowed",
             floating="additive",
-            claims=("sdpa.attn_mask.bool", "sdpa.attn_mask.float"),
+            claims=(
+                "sdpa.attn_mask.bool",
+                "sdpa.attn_mask.float",
+                "sdpa.attn_mask.float32.low_precision",
+                "sdpa.attn_mask.masked_nan",
+                "sdpa.attn_mask.masked_nan.key",
+            ),
         ),
         Argument("dropout_p", 4),
         Argument(

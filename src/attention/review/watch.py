@@ -351,9 +351,13 @@ def _reversed_padding(
 def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> list[_Seen]:
     """AW204 (positive), AW205 (NaN, +inf) and AW206 (overflow in the query's dtype)."""
     found: list[_Seen] = []
-    rows: tuple[str, ...] = ("sdpa.attn_mask.float",) if api == _SDPA else ("mha.attn_mask.float",)
+    rows: tuple[str, ...] = (
+        (apis.SDPA.claim("attn_mask.float"),)
+        if api == _SDPA
+        else (apis.MHA.claim("attn_mask.float"),)
+    )
     if what == "key_padding_mask":
-        rows = ("mha.key_padding_mask.float",)
+        rows = (apis.MHA.claim("key_padding_mask.float"),)
     top = float(mask.max())
     if top != top or top == float("inf"):
         nan = int(mask.isnan().sum())
@@ -396,7 +400,10 @@ def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> li
                         f"{_describe(what, mask)} holds {int(large.sum())} finite entries "
                         f"beyond ±{limit:.6g}, the range of the query's {query_dtype} "
                         f"(largest magnitude {worst:.6g}): they become -inf",
-                        ("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
+                        (
+                            apis.SDPA.claim("attn_mask.float"),
+                            apis.SDPA.claim("attn_mask.float32.low_precision"),
+                        ),
                     )
                 )
     return found
@@ -447,7 +454,7 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
                 _SDPA,
                 f"is_causal=True with query {_shape(query)} and key {_shape(key)}: "
                 f"L = {length_q} queries, S = {length_k} keys",
-                ("sdpa.is_causal.alignment", "sdpa.is_causal.decode_step"),
+                (apis.SDPA.claim("is_causal.alignment"), apis.SDPA.claim("is_causal.decode_step")),
             )
         )
     if not isinstance(mask, Tensor) or mask.numel() == 0:
@@ -459,17 +466,24 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
     if square and bool(mask.diagonal(0, -2, -1).any(-1).all()) and bool(mask.any(-1).all()):
         return found
     if mask.dtype == torch.bool:
-        allowed, fully, padding = mask, "sdpa.fully_masked_row", ("sdpa.attn_mask.bool",)
+        allowed, fully, padding = (
+            mask,
+            apis.SDPA.claim("fully_masked_row"),
+            (apis.SDPA.claim("attn_mask.bool"),),
+        )
     elif mask.is_floating_point():
         found.extend(_additive(mask, query.dtype, "attn_mask", _SDPA))
         effective = mask.to(query.dtype) if query.dtype.is_floating_point else mask
         allowed = effective.ne(float("-inf"))
-        fully, padding = "sdpa.fully_masked_row.additive", ("sdpa.attn_mask.float",)
+        fully, padding = (
+            apis.SDPA.claim("fully_masked_row.additive"),
+            (apis.SDPA.claim("attn_mask.float"),),
+        )
     else:
         return found
     inverted = _inverted(allowed, length_q, length_k, "attn_mask", mask, names)
     if inverted is not None:
-        return [*found, _Seen("AW201", _SDPA, inverted, ("sdpa.attn_mask.bool",))]
+        return [*found, _Seen("AW201", _SDPA, inverted, (apis.SDPA.claim("attn_mask.bool"),))]
     corner = _top_left(allowed, _describe("attn_mask", mask), _SDPA)
     if corner is not None:
         return [*found, corner]
@@ -501,8 +515,8 @@ def _check_sdpa(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
                 mask,
                 names,
                 api=_SDPA,
-                padding_rows=("sdpa.attn_mask.float",),
-                row_rows=("sdpa.attn_mask.float",),
+                padding_rows=(apis.SDPA.claim("attn_mask.float"),),
+                row_rows=(apis.SDPA.claim("attn_mask.float"),),
                 returns_row=None,
             )
     found.extend(empty)
@@ -622,7 +636,9 @@ def _check_mha_forward(
     need_weights = _given(args, kwargs, _F["need_weights"])
     need_weights = True if need_weights is None else bool(need_weights)
     batched = query.dim() == 3  # [L, B, E]: this function is sequence-first
-    returns = "mha.fully_masked_row.need_weights_" + ("true" if need_weights else "false")
+    returns = apis.MHA.claim(
+        "fully_masked_row.need_weights_" + ("true" if need_weights else "false")
+    )
     return _mha_masks(
         _MHA,
         query,
@@ -632,7 +648,7 @@ def _check_mha_forward(
         heads,
         _origin(_given(args, kwargs, _F["attn_mask"])),  # the caller's mask, not torch's float copy
         _origin(_given(args, kwargs, _F["key_padding_mask"])),
-        rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
+        rows=(apis.MHA.claim("attn_mask.bool"), apis.MHA.claim("key_padding_mask.bool")),
         returns_row=returns,
         keys=(lambda: key.transpose(0, 1)) if batched and key.dim() == 3 else None,
     )
@@ -662,15 +678,15 @@ def _check_native_mha(
         int(args[apis.NATIVE_MHA.position("num_head")]),
         _given(args, kwargs, _NATIVE["mask"]),
         _given(args, kwargs, _NATIVE["mask_type"]),
-        rows=("mha.attn_mask.bool", "mha.key_padding_mask.bool"),
-        returns_row="mha.fully_masked_row.fast_path",
+        rows=(apis.MHA.claim("attn_mask.bool"), apis.MHA.claim("key_padding_mask.bool")),
+        returns_row=apis.MHA.claim("fully_masked_row.fast_path"),
     )
 
 
 def _check_encoder_layer(
     args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: int
 ) -> list[_Seen]:
-    padding_row = "transformer_encoder_layer.src_key_padding_mask.bool.fast_path"
+    padding_row = apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool.fast_path")
     source = args[apis.TRANSFORMER_ENCODER_LAYER_FWD.position("src")]
     return _fused(
         _ENCODER,
@@ -679,7 +695,7 @@ def _check_encoder_layer(
         int(args[apis.TRANSFORMER_ENCODER_LAYER_FWD.position("num_heads")]),
         _given(args, kwargs, _LAYER["mask"]),
         _given(args, kwargs, _LAYER["mask_type"]),
-        rows=("mha.attn_mask.bool", padding_row),
+        rows=(apis.MHA.claim("attn_mask.bool"), padding_row),
         returns_row=None,
     )
 
@@ -699,7 +715,7 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
             "src_key_padding_mask",
             padding,
             _ENCODER_STACK,
-            ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
+            (apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool.fast_path"),),
         )
         return [reversed_] if reversed_ is not None else []
     items = [int(i) for i in (~keep.any(-1)).nonzero().flatten().tolist()]
@@ -710,7 +726,7 @@ def _check_nested(args: Sequence[Any], kwargs: Mapping[str, Any], dense_limit: i
             _ENCODER_STACK,
             f"src_key_padding_mask {_shape(keep)} hides every key of batch {noun} "
             f"{', '.join(str(i) for i in items[:8])}{', …' if len(items) > 8 else ''}",
-            ("transformer_encoder_layer.src_key_padding_mask.bool.fast_path",),
+            (apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool.fast_path"),),
         )
     ]
 
@@ -825,14 +841,14 @@ def _check_block_mask(block_mask: Any, dense_limit: int) -> list[_Seen]:
     shape = tuple(int(n) for n in block_mask.shape)
     names = ("batch item", "head", "query", "key")
     what = f"block_mask {list(shape)} (mask_mod {getattr(block_mask.mask_mod, '__name__', '?')})"
-    fully = "flex_attention.fully_masked_row"
+    fully = apis.FLEX_ATTENTION.claim("fully_masked_row")
     if shape[0] * shape[1] * length_q * length_k <= dense_limit:
         allowed = create_mask(block_mask.mask_mod, shape[0], shape[1], length_q, length_k,
                               device=block_mask.kv_num_blocks.device)  # fmt: skip
         inverted = _inverted(allowed, length_q, length_k, "block_mask", allowed, names)
         if inverted is not None:
             seen = what + inverted.removeprefix(_describe("block_mask", allowed))
-            return [_Seen("AW201", _FLEX, seen, ("flex_attention.mask_mod",))]
+            return [_Seen("AW201", _FLEX, seen, (apis.CREATE_BLOCK_MASK.claim("mask_mod"),))]
         empty = ~allowed.any(-1)
         if not bool(empty.any()):
             return []
@@ -1294,7 +1310,7 @@ def _axis(scores: Tensor, dim: int, mask: Tensor) -> _Seen | None:
         f"softmax over dim {dim} (size {scores.shape[dim]}) of {_describe('scores', scores)}, "
         f"along which the mask {_shape(mask)} does not vary; the mask's key axis is dim "
         f"{key_axis} (size {scores.shape[key_axis]})",
-        ("sdpa.attn_mask.float",),
+        (apis.SDPA.claim("attn_mask.float"),),
     )
 
 
@@ -1320,7 +1336,7 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
                 f"softmax over dim {dim} of {_describe('scores', scores)}, which has size 1: "
                 f"every weight is 1.0; the last axis (size {scores.shape[-1]}) is left "
                 "unnormalised",
-                ("sdpa.attn_mask.float",),
+                (apis.SDPA.claim("attn_mask.float"),),
             )
         ]
     fill, added, stacked = _masking(scores)
@@ -1342,7 +1358,7 @@ def _check_softmax(scores: Any, dim: Any, weights: Any, log: bool) -> list[_Seen
                 _SOFTMAX,
                 f"{_describe('the mask added to the scores', added)} holds only 0.0 and 1.0: "
                 "a Boolean mask turned float, which masks nothing",
-                ("sdpa.attn_mask.float",),
+                (apis.SDPA.claim("attn_mask.float"),),
             )
         ]
     facts = _fill_facts(scores, dim, fill) if fill is not None else None
@@ -1441,7 +1457,7 @@ def _filled_rows(scores: Tensor, dim: int, whole: Tensor, constant: float) -> _S
         _SOFTMAX,
         f"{_describe('scores', scores)}: {_rows_where(whole, dim, scores)} has every entry "
         f"filled with {constant:g}, so the softmax spreads that row evenly over every key",
-        ("sdpa.attn_mask.float",),
+        (apis.SDPA.claim("attn_mask.float"),),
     )
 
 
@@ -1473,7 +1489,7 @@ def _masked_rows(scores: Tensor, dim: int, fill: tuple[Tensor, bool, float] | No
                 f"{_describe('scores', scores)}: {_rows_where(top.le(minimum), dim, scores)} has "
                 f"every entry at most {minimum:.3g} (a mask's minimum), so the softmax spreads "
                 "that row evenly over every key",
-                ("sdpa.attn_mask.float",),
+                (apis.SDPA.claim("attn_mask.float"),),
             )
         ]
     return []
@@ -1498,7 +1514,7 @@ def _weak_fill(
             _SOFTMAX,
             f"{_describe('scores', scores)} masked with {constant:g}: a masked entry keeps "
             f"weight {float(worst):.3g} (at {at})",
-            ("sdpa.attn_mask.float",),
+            (apis.SDPA.claim("attn_mask.float"),),
         )
     ]
 

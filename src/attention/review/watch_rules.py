@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from attention.review import apis
+
 __all__ = [
     "RULES",
     "AttentionWatchError",
@@ -145,7 +147,11 @@ _RULES = (
     WatchRule(
         code="AW201",
         name="inverted-boolean-mask",
-        rows=("sdpa.attn_mask.bool", "mha.attn_mask.bool", "flex_attention.mask_mod"),
+        rows=(
+            apis.SDPA.claim("attn_mask.bool"),
+            apis.MHA.claim("attn_mask.bool"),
+            apis.CREATE_BLOCK_MASK.claim("mask_mod"),
+        ),
         message=(
             "the mask looks inverted: with as many queries as keys it forbids every query its "
             "own key, or it allows exactly the keys after each query (the future)"
@@ -161,13 +167,13 @@ _RULES = (
         code="AW202",
         name="fully-masked-row",
         rows=(
-            "sdpa.fully_masked_row",
-            "sdpa.fully_masked_row.additive",
-            "mha.fully_masked_row.need_weights_true",
-            "mha.fully_masked_row.need_weights_false",
-            "mha.fully_masked_row.fast_path",
-            "flex_attention.fully_masked_row",
-            "sdpa.attn_mask.float",
+            apis.SDPA.claim("fully_masked_row"),
+            apis.SDPA.claim("fully_masked_row.additive"),
+            apis.MHA.claim("fully_masked_row.need_weights_true"),
+            apis.MHA.claim("fully_masked_row.need_weights_false"),
+            apis.MHA.claim("fully_masked_row.fast_path"),
+            apis.FLEX_ATTENTION.claim("fully_masked_row"),
+            apis.SDPA.claim("attn_mask.float"),
         ),
         message="query rows that may attend to no key",
         fix=(
@@ -180,17 +186,17 @@ _RULES = (
         code="AW203",
         name="padding-hides-item",
         rows=(
-            "mha.key_padding_mask.bool",
-            "transformer_encoder_layer.src_key_padding_mask.bool",
-            "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
-            "mha.attn_mask.bool",
-            "sdpa.attn_mask.bool",
-            "sdpa.attn_mask.float",
-            "sdpa.fully_masked_row",
-            "sdpa.fully_masked_row.additive",
-            "mha.fully_masked_row.need_weights_true",
-            "mha.fully_masked_row.need_weights_false",
-            "mha.fully_masked_row.fast_path",
+            apis.MHA.claim("key_padding_mask.bool"),
+            apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool"),
+            apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool.fast_path"),
+            apis.MHA.claim("attn_mask.bool"),
+            apis.SDPA.claim("attn_mask.bool"),
+            apis.SDPA.claim("attn_mask.float"),
+            apis.SDPA.claim("fully_masked_row"),
+            apis.SDPA.claim("fully_masked_row.additive"),
+            apis.MHA.claim("fully_masked_row.need_weights_true"),
+            apis.MHA.claim("fully_masked_row.need_weights_false"),
+            apis.MHA.claim("fully_masked_row.fast_path"),
         ),
         message="the padding mask hides every key of a batch item",
         fix=(
@@ -202,7 +208,11 @@ _RULES = (
     WatchRule(
         code="AW204",
         name="boolean-mask-as-float",
-        rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
+        rows=(
+            apis.SDPA.claim("attn_mask.float"),
+            apis.MHA.claim("attn_mask.float"),
+            apis.MHA.claim("key_padding_mask.float"),
+        ),
         message=(
             "the additive mask holds only 0.0 and 1.0: a Boolean mask turned .float() adds 1.0 "
             "where it meant to allow or to forbid, and masks nothing (other positive values, "
@@ -217,7 +227,11 @@ _RULES = (
     WatchRule(
         code="AW205",
         name="non-finite-additive-mask",
-        rows=("sdpa.attn_mask.float", "mha.attn_mask.float", "mha.key_padding_mask.float"),
+        rows=(
+            apis.SDPA.claim("attn_mask.float"),
+            apis.MHA.claim("attn_mask.float"),
+            apis.MHA.claim("key_padding_mask.float"),
+        ),
         message="the additive mask has NaN or +inf entries: every weight of their rows is NaN",
         fix="an additive mask holds 0 where a key is allowed and -inf (or a large negative) "
         "where it is not; find where the NaN or +inf came from (0 * inf, inf - inf)",
@@ -226,7 +240,10 @@ _RULES = (
     WatchRule(
         code="AW206",
         name="mask-overflow",
-        rows=("sdpa.attn_mask.float", "sdpa.attn_mask.float32.low_precision"),
+        rows=(
+            apis.SDPA.claim("attn_mask.float"),
+            apis.SDPA.claim("attn_mask.float32.low_precision"),
+        ),
         message=(
             "the additive mask holds finite constants beyond the range of the query's dtype: "
             "in the computation they become -inf, so a row masked with them is no longer "
@@ -240,7 +257,7 @@ _RULES = (
     WatchRule(
         code="AW207",
         name="is-causal-shape",
-        rows=("sdpa.is_causal.alignment", "sdpa.is_causal.decode_step"),
+        rows=(apis.SDPA.claim("is_causal.alignment"), apis.SDPA.claim("is_causal.decode_step")),
         message=(
             "is_causal=True with a different number of queries and keys: the triangle is "
             "anchored at the top-left, so query i sees keys 0..i only (a decode step with a KV "
@@ -258,7 +275,7 @@ _SOFTMAX_RULES = (
     WatchRule(
         code="AW208",
         name="nan-into-softmax",
-        rows=("sdpa.attn_mask.masked_nan", "softmax.all_neg_inf_row"),
+        rows=(apis.SDPA.claim("attn_mask.masked_nan"), "softmax.all_neg_inf_row"),
         message=(
             "NaN enters the softmax: one NaN score makes every weight of its row NaN, whether "
             "or not its key is masked (NaN + mask is NaN, and masked_fill keeps a NaN it does "
@@ -274,7 +291,7 @@ _SOFTMAX_RULES = (
     WatchRule(
         code="AW209",
         name="masked-softmax-row",
-        rows=("softmax.all_neg_inf_row", "sdpa.attn_mask.float"),
+        rows=("softmax.all_neg_inf_row", apis.SDPA.claim("attn_mask.float")),
         message=(
             "a softmax row whose every entry is masked: all -inf gives NaN, all one finite "
             "fill (or the dtype's minimum) gives uniform weights over every key, masked ones "
@@ -290,7 +307,7 @@ _SOFTMAX_RULES = (
     WatchRule(
         code="AW210",
         name="weak-fill",
-        rows=("sdpa.attn_mask.float",),
+        rows=(apis.SDPA.claim("attn_mask.float"),),
         message=(
             "the constant the scores were filled with does not zero a masked key's weight "
             "(masked_fill(mask, 1e-9) where -1e9 was meant, or -1e4 below scores of that size)"
@@ -304,7 +321,7 @@ _SOFTMAX_RULES = (
     WatchRule(
         code="AW211",
         name="softmax-axis",
-        rows=("sdpa.attn_mask.float",),
+        rows=(apis.SDPA.claim("attn_mask.float"),),
         message=(
             "the softmax runs over an axis along which the mask does not vary, so it "
             "normalises over something other than the keys (softmax(dim=1) where dim=-1 was "
@@ -316,7 +333,7 @@ _SOFTMAX_RULES = (
     WatchRule(
         code="AW212",
         name="softmax-over-size-one-axis",
-        rows=("sdpa.attn_mask.float",),
+        rows=(apis.SDPA.claim("attn_mask.float"),),
         message=(
             "the softmax runs over an axis of size 1 while the last axis is longer: every "
             "weight is 1.0, whatever the scores (a [B·L, S] view softmaxed over dim 0, or "
@@ -347,10 +364,10 @@ _VALUE_RULES = (
         code="AW214",
         name="reversed-padding-mask",
         rows=(
-            "mha.key_padding_mask.bool",
-            "transformer_encoder_layer.src_key_padding_mask.bool",
-            "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
-            "sdpa.attn_mask.bool",
+            apis.MHA.claim("key_padding_mask.bool"),
+            apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool"),
+            apis.TRANSFORMER_ENCODER_LAYER.claim("src_key_padding_mask.bool.fast_path"),
+            apis.SDPA.claim("attn_mask.bool"),
         ),
         message=(
             "the padding mask hides the first keys of every batch item and lets the last ones "
@@ -369,7 +386,7 @@ _VALUE_RULES = (
     WatchRule(
         code="AW215",
         name="nan-in-hidden-key",
-        rows=("sdpa.attn_mask.masked_nan.key", "sdpa.attn_mask.masked_nan"),
+        rows=(apis.SDPA.claim("attn_mask.masked_nan.key"), apis.SDPA.claim("attn_mask.masked_nan")),
         message=(
             "a key or value that the mask hides from every query holds NaN or inf, and the "
             "output is NaN: masking sets a key's weight to 0, but NaN + -inf and 0 × NaN are "
