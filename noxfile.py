@@ -179,6 +179,25 @@ def supported_pythons() -> list[str]:
     return sorted((m[1] for m in found if m), key=lambda v: tuple(map(int, v.split("."))))
 
 
+def _supported_interpreter(session: nox.Session, given: str) -> tuple[str, str]:
+    """``given`` (a path or a name on PATH) and its release, X.Y; the session stops unless the
+    project supports that release."""
+    found = shutil.which(given)
+    if found is None:
+        session.error(f"no interpreter {given}")
+    release = str(
+        session.run(
+            found,
+            *("-c", "import sys; print('%d.%d' % sys.version_info[:2])"),
+            silent=True,
+            external=True,
+        )
+    ).strip()
+    if release not in supported_pythons():
+        session.error(f"{given} is Python {release}: not one of {supported_pythons()}")
+    return found, release
+
+
 def _python() -> str:
     """The interpreter every environment is made with: the one nox runs on.
 
@@ -482,19 +501,7 @@ def pythons(session: nox.Session) -> None:
     """
     sample = ROOT / "tests" / "review" / "corpus" / "lucidrains_vit_pytorch_65.py"
     for given in session.posargs or [sys.executable]:
-        found = shutil.which(given)
-        if found is None:
-            session.error(f"no interpreter {given}")
-        release = str(
-            session.run(
-                found,
-                *("-c", "import sys; print('%d.%d' % sys.version_info[:2])"),
-                silent=True,
-                external=True,
-            )
-        ).strip()
-        if release not in supported_pythons():
-            session.error(f"{given} is Python {release}: not one of {supported_pythons()}")
+        found, release = _supported_interpreter(session, given)
         venv = Path(session.create_tmp()) / f"python{release}"
         shutil.rmtree(venv, ignore_errors=True)
         session.run(found, "-m", "venv", str(venv), external=True)
@@ -826,23 +833,13 @@ def reproducible(session: nox.Session) -> None:
     other = session.posargs[1] if session.posargs[:1] == ["--python"] else None
     if session.posargs and (other is None or len(session.posargs) != 2):
         session.error("nox -s reproducible takes no arguments, or -- --python PATH")
+    # the other interpreter is checked before the first build, not ten minutes later
+    second = _supported_interpreter(session, other) if other is not None else None
     _install(session, "docs")
     tmp = Path(session.create_tmp())
     _build_from_scratch(session, tmp / "first")
-    if other is not None:
-        found = shutil.which(other)
-        if found is None:
-            session.error(f"no interpreter {other}")
-        release = session.run(
-            found,
-            "-c",
-            "import sys; print('%d.%d' % sys.version_info[:2])",
-            silent=True,
-            external=True,
-        )
-        release = str(release).strip()
-        if release not in supported_pythons():
-            session.error(f"{other} is Python {release}: not one of {supported_pythons()}")
+    if second is not None:
+        found, release = second
         session.log(f"the second build: Python {release} ({found})")
         venv = DEV_ENV.with_name(f"dev-python{release}")
         _use_env(session, extras=["docs"], venv=venv, base_python=found)
