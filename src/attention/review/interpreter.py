@@ -28,7 +28,6 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
 
 from attention.review import apis, extended_masks, head_counts, heads, ops
 from attention.review.project import MASK_WORDS, Project
@@ -45,7 +44,6 @@ from attention.review.provenance import (
     Scale,
     Scores,
     Triangle,
-    Value,
     Weights,
     mask_from_name,
     meaning_named,
@@ -91,6 +89,37 @@ from attention.review.syntax import (
     names_in,
     string_literal,
 )
+from attention.review.values import (
+    BOOL_PARAM,
+    NONE,
+    PARAM,
+    UNKNOWN,
+    AnyValue,
+    Attended,
+    Dim,
+    Exp,
+    ExpSum,
+    Finfo,
+    FunctionNode,
+    Guard,
+    Instance,
+    Layers,
+    OneMinus,
+    Param,
+    Partial,
+    Positions,
+    Relative,
+    RowConst,
+    ScaledTensor,
+    Tensor,
+    Transposed,
+    TriangleIndex,
+    TupleValue,
+    Unknown,
+    is_zero_one,
+    join,
+    retype,
+)
 
 __all__ = ["Hit", "Interpreter"]
 
@@ -111,280 +140,6 @@ class Hit:
     the code runs in that dtype or a narrower one."""
 
 
-@dataclass(frozen=True)
-class _Dim:
-    """A size: ``q.size(-2)``, ``k.shape[2]``, a literal, a parameter named ``kv_len``.
-
-    ``role``: ``"query"`` or ``"key"`` where the tensor it was read from (or the name it has)
-    says which sequence it counts; ``value`` where it is a known number; ``cache``: read from
-    keys that have a cache joined in front on some path to the read (S = past + L there).
-    """
-
-    origin: Origin
-    role: str | None = None
-    value: int | None = None
-    read: bool = False
-    cache: Origin | None = None
-
-
-@dataclass(frozen=True)
-class _RowConst:
-    """A per-row constant of some scores: their max, amax or logsumexp (maybe clamped).
-
-    Subtracted from those scores it is the shift a stable softmax takes: softmax(s - c) is
-    softmax(s).
-    """
-
-    origin: Origin
-
-
-@dataclass(frozen=True)
-class _Exp:
-    """``scores.exp()``: the numerator of a hand-written softmax."""
-
-    origin: Origin
-    scores: Scores
-
-
-@dataclass(frozen=True)
-class _ExpSum:
-    """``e.sum(dim=d, keepdim=True)`` of an :class:`_Exp`: a softmax's denominator along ``d``."""
-
-    origin: Origin
-    exp: _Exp
-    dim: int | None
-    at: ast.AST
-
-
-@dataclass(frozen=True)
-class _Transposed:
-    """A key transposed for ``q @ k^T``; ``sizes`` its sizes where known (after the swap).
-
-    ``scaled``: multiplied or divided by a number (``(q * s) @ (k.transpose(-2, -1) * s)``);
-    ``scale`` as :class:`_ScaledTensor`'s.
-    """
-
-    origin: Origin
-    sizes: tuple[_Dim, ...] | None = None
-    scaled: bool = False
-    scale: tuple[Scale, ast.AST, bool] | None = None
-    axes: heads.Axes | None = None
-    major: heads.Major | None = None
-    split: tuple[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class _Attended:
-    """Weights with NaN rows times the values: the outputs of those rows are NaN too."""
-
-    origin: Origin
-    nan_at: Origin
-
-
-@dataclass(frozen=True)
-class _ScaledTensor:
-    """A tensor multiplied or divided by something (a query scaled before ``q @ k^T``).
-
-    ``scale``: the scale it was multiplied (``False``) or divided (``True``) by and where,
-    when that is a :class:`Scale`, checked once the tensor reaches ``q @ kᵀ``.
-    """
-
-    origin: Origin
-    scale: tuple[Scale, ast.AST, bool] | None = None
-
-
-@dataclass(frozen=True)
-class _Instance:
-    """An instance of a class this module defines (``layer = Attention(8)``)."""
-
-    origin: Origin
-    cls: ast.ClassDef
-
-
-@dataclass(frozen=True)
-class _Partial:
-    """``functools.partial(helper, mask=m)``: a helper of this module with arguments bound."""
-
-    origin: Origin
-    function: ast.FunctionDef | ast.AsyncFunctionDef
-    args: tuple[Arg, ...]
-    values: tuple[object, ...]
-
-
-@dataclass(frozen=True)
-class _Layers:
-    """``nn.ModuleList(nn.MultiheadAttention(...) for _ in range(n))``: modules of one kind.
-
-    Iterating over it (``for attn in self.layers``) or indexing it (``self.layers[i]``) gives that
-    module, so its calls are checked as the module's own; a class of this module
-    (``nn.ModuleList([Layer(d) for _ in range(n)])``) is read with what its calls pass.
-    """
-
-    origin: Origin
-    module: Module | _Instance
-
-
-@dataclass(frozen=True)
-class _TriangleIndex:
-    """``torch.triu_indices(L, S, offset)[axis]``: the rows (0) or columns (1) of a triangle."""
-
-    origin: Origin
-    triangle: Triangle
-    axis: int
-
-
-@dataclass(frozen=True)
-class _Tuple:
-    """Several values at once (``torch.randn(3, 2, 4).unbind(0)``), bound name by name."""
-
-    origin: Origin
-    values: tuple[object, ...]
-
-
-@dataclass(frozen=True)
-class _Positions:
-    """``torch.arange(n)``: position indices, on one axis.
-
-    On the key axis (``"cols"``: ``i[None, :]`` or
-    the bare 1-D range, which broadcasts as the last axis) or on the query axis (``"rows"``:
-    ``i[:, None]``, ``i.unsqueeze(-1)``), plus ``offset`` (None where it is not a literal);
-    ``flat``: still the 1-D range itself.
-    """
-
-    origin: Origin
-    axis: Literal["cols", "rows"]
-    offset: int | None = 0
-    flat: bool = False
-
-
-@dataclass(frozen=True)
-class _Relative:
-    """``i[None, :] - i[:, None]``: one position minus another on the other axis.
-
-    Compared with a number, ``plus - minus OP c`` is ``plus OP minus + c``: a triangle.
-    """
-
-    origin: Origin
-    plus: _Positions
-    minus: _Positions
-
-
-@dataclass(frozen=True)
-class _OneMinus:
-    """``1 - x``: zero wherever x is 1 (the complement of a 0/1 indicator)."""
-
-    origin: Origin
-
-
-@dataclass(frozen=True)
-class _Tensor:
-    """A tensor that is no mask, scores or weights, with what is known of it.
-
-    ``dtype``: ``"bool"``, ``"int"`` or ``"float"`` where the code shows it (``torch.ones``,
-    ``.long()``, ``dtype=torch.uint8``).  ``wide``: float32 or float64 for certain
-    (``.float()``, ``torch.full(shape, c)`` with no dtype), so no float16 fill overflows it.
-    ``holds``: the constant it was filled with (``torch.full(shape, -1e10)``,
-    ``torch.where(m, -3e38, 0.0)``), which a later conversion to another dtype must fit.
-    ``sizes``: its sizes, where the code shows them (``torch.ones(q_len, kv_len)``,
-    ``torch.randn(1, 2, 5, 8)``); ``open``: the rank is not known, only the sizes at the
-    ``"end"`` (an ``nn.Linear``'s output) or at the ``"start"`` (an ``nn.Conv1d``'s).
-    ``zero_one``: made by ``torch.zeros`` / ``torch.ones`` (and their ``_like``), so every entry
-    is 0 or 1: on a path where no entry was set, still a 0/1 mask.  ``features``: the
-    ``nn.Linear`` that made it, as it came out (its last axis holds the features, every axis
-    before it a position or a batch item).
-    """
-
-    origin: Origin
-    dtype: Dtype | None = None
-    wide: bool = False
-    holds: Const | None = None
-    sizes: tuple[_Dim, ...] | None = None
-    open: str | None = None
-    zero_one: bool = False
-    features: Origin | None = None
-    axes: heads.Axes | None = None
-    major: heads.Major | None = None
-    split: tuple[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class _Finfo:
-    """``torch.finfo(dtype)``: its ``.min`` is a constant that overflows when added twice.
-
-    ``absolute``: the dtype is written as float32 or float64, so ``.min`` is -3.4e38 whatever
-    the tensor it later meets (float16 cannot hold it).
-    """
-
-    origin: Origin
-    absolute: bool = False
-
-
-@dataclass(frozen=True)
-class _NoneValue:
-    """The value ``None``.
-
-    Where paths join, a name that is None on one path and a mask on the other keeps the mask:
-    every use of it that does not test for None (an addition, a call's argument that is read)
-    only runs, or only matters, where it is the mask.
-    """
-
-
-NONE = _NoneValue()
-
-
-@dataclass(frozen=True)
-class _Unknown:
-    """A name whose value the pass cannot tell.
-
-    It was reassigned from something the pass does not model, or bound to different values on
-    different paths; its name then proves nothing either.
-    """
-
-
-UNKNOWN = _Unknown()
-
-
-@dataclass(frozen=True)
-class _Param:
-    """A function's parameter, as yet unassigned: its name is the evidence there is.
-
-    ``boolean``: annotated ``torch.BoolTensor`` or jaxtyping's ``Bool[Tensor, ...]``.
-    """
-
-    boolean: bool = False
-
-
-PARAM = _Param()
-BOOL_PARAM = _Param(boolean=True)
-
-_Any = (
-    Value
-    | _RowConst
-    | _Exp
-    | _ExpSum
-    | _Transposed
-    | _ScaledTensor
-    | _Attended
-    | _Finfo
-    | _Tensor
-    | _OneMinus
-    | _Positions
-    | _Relative
-    | _Dim
-    | _Instance
-    | _Tuple
-    | _Partial
-    | _Layers
-    | _TriangleIndex
-    | _Unknown
-    | _Param
-    | _NoneValue
-)
-_Function = ast.FunctionDef | ast.AsyncFunctionDef
-_Guard = tuple[ast.Name, str, bool]
-"""``(name, fact, positive)``: ``fact`` is ``"bool"``, ``"float"`` or ``"none"``."""
-
-
 class Interpreter:
     """The state of one pass: imports, names per scope, the hits so far."""
 
@@ -398,29 +153,29 @@ class Interpreter:
         self.top_imports: dict[str, str] = {}
         self.fix_candidates: dict[int, tuple[Hit, str]] = {}
         self.imports: dict[str, str] = {}
-        self.globals: dict[str, _Any] = {}
-        self.scopes: list[dict[str, _Any]] = [self.globals]
-        self.attributes: list[dict[str, _Any]] = [{}]
-        self.defs: list[dict[str, _Function]] = [{}]
+        self.globals: dict[str, AnyValue] = {}
+        self.scopes: list[dict[str, AnyValue]] = [self.globals]
+        self.attributes: list[dict[str, AnyValue]] = [{}]
+        self.defs: list[dict[str, FunctionNode]] = [{}]
         self.class_defs: dict[str, ast.ClassDef] = {}
-        self.class_state: dict[int, tuple[dict[str, _Any], dict[str, _Function]]] = {}
-        self.methods: list[dict[str, _Function]] = [{}]
+        self.class_state: dict[int, tuple[dict[str, AnyValue], dict[str, FunctionNode]]] = {}
+        self.methods: list[dict[str, FunctionNode]] = [{}]
         self.own_hits: dict[int, set[tuple[str, int]]] = {}
         self.readings: dict[int, dict[int, list[set[tuple[str, int]]]]] = {}
         self.head_splits: dict[int, bool] = {}
         self.hits: list[Hit] = []
         self.pending: dict[int, Hit] = {}
-        self.functions: list[_Function] = []
+        self.functions: list[FunctionNode] = []
         self.scaled_functions: dict[int, bool] = {}
         self.classes: list[ast.ClassDef] = []
-        self.returns: list[list[_Any | None]] = []
-        self.summaries: dict[int, _Any | None] = {}
+        self.returns: list[list[AnyValue | None]] = []
+        self.summaries: dict[int, AnyValue | None] = {}
         self.aliases: frozenset[str] = frozenset()  # head-count names of this module
         self.converting_read: frozenset[int] | None = None  # see handed_an_additive_mask
         self.assigned_value: ast.AST | None = None  # the value of the assignment being read
         self.summarising = False
         self.specialising = 0
-        self.helper_calls: list[tuple[_Function, ast.Call]] = []
+        self.helper_calls: list[tuple[FunctionNode, ast.Call]] = []
         self.texts: dict[int, str] = {}
         self.arguments: dict[int, list[Arg]] = {}
         # scores a softmax read, by id, with the value itself: a value that is kept cannot be
@@ -452,14 +207,14 @@ class Interpreter:
             return f"{base}.{node.attr}" if base else None
         return None
 
-    def lookup(self, name: str) -> _Any | None:
+    def lookup(self, name: str) -> AnyValue | None:
         """A name's value, innermost scope first."""
         for scope in reversed(self.scopes):
             if name in scope:
                 return scope[name]
         return None
 
-    def bind(self, target: ast.AST, value: _Any | None) -> None:
+    def bind(self, target: ast.AST, value: AnyValue | None) -> None:
         """Assign a value to a target: a name, ``self.x``, or each element of a tuple."""
         name = last_name(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
         if isinstance(value, Mask) and value.by_name and value.meaning is not None and name:
@@ -483,17 +238,17 @@ class Interpreter:
             self.attributes[-1][target.attr] = UNKNOWN if value is None else value
         elif isinstance(target, (ast.Tuple, ast.List)):
             values: Sequence[object] = [None] * len(target.elts)
-            if isinstance(value, _Tuple) and len(value.values) == len(target.elts):
+            if isinstance(value, TupleValue) and len(value.values) == len(target.elts):
                 values = value.values
             elif (
-                isinstance(value, (_Tensor, _Transposed))
+                isinstance(value, (Tensor, Transposed))
                 and value.sizes is not None
                 and len(value.sizes) >= 2
                 and value.sizes[0].value in (None, len(target.elts))
                 and not any(isinstance(element, ast.Starred) for element in target.elts)
             ):
                 # `q, k, v = qkv.permute(2, 0, 3, 1, 4)`: each the tensor's slice along axis 0
-                part = _Tensor(Origin(target, ""), sizes=value.sizes[1:])
+                part = Tensor(Origin(target, ""), sizes=value.sizes[1:])
                 values = [part] * len(target.elts)
             for element, one in zip(target.elts, values, strict=True):
                 self.bind(element, one)  # type: ignore[arg-type]
@@ -595,7 +350,7 @@ class Interpreter:
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 self.import_statement(statement)
 
-    def function_named(self, name: str, *, method: bool) -> _Function | None:
+    def function_named(self, name: str, *, method: bool) -> FunctionNode | None:
         """The function a call names: ``self.name`` in the class being read, else ``name``.
 
         Functions of the module and methods of the class are known wherever they are defined
@@ -698,7 +453,7 @@ class Interpreter:
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)):
             iterated = self.ev(node.test if isinstance(node, ast.While) else node.iter)
             if not isinstance(node, ast.While):
-                layer = iterated.module if isinstance(iterated, _Layers) else None
+                layer = iterated.module if isinstance(iterated, Layers) else None
                 self.bind(node.target, layer)
             self.branches([self.block(node.body)], exhaustive=False)
             if self.loops < 2:
@@ -752,13 +507,13 @@ class Interpreter:
         if any(isinstance(name, ast.Starred) for name in names):
             return False
         tensor = self.ev(tensor_node)
-        known = tensor.sizes if isinstance(tensor, _Tensor) and tensor.sizes else None
+        known = tensor.sizes if isinstance(tensor, Tensor) and tensor.sizes else None
         role = _role(last_name(tensor_node))
         sizes = []
         for index, name in enumerate(names):
             width = index == len(names) - 1 and len(names) >= 3 and role is None
             value_known = known[index].value if known and len(known) == len(names) else None
-            dim = _Dim(
+            dim = Dim(
                 Origin(name, f"the size {index} of `{self.code(tensor_node)}`"),
                 "width" if width else None,
                 value_known,
@@ -768,11 +523,11 @@ class Interpreter:
             self.bind(name, dim)
         if (
             isinstance(tensor_node, ast.Name)
-            and (tensor is None or isinstance(tensor, _Param))
+            and (tensor is None or isinstance(tensor, Param))
             and mask_from_name(tensor_node.id, tensor_node) is None
         ):
             # the code itself says how many axes x has
-            self.bind(tensor_node, _Tensor(Origin(tensor_node, ""), sizes=tuple(sizes)))
+            self.bind(tensor_node, Tensor(Origin(tensor_node, ""), sizes=tuple(sizes)))
         return True
 
     def import_statement(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -833,11 +588,7 @@ class Interpreter:
             return None
         sides = [self.ev(test.left), self.ev(test.comparators[0])]
         numbers = [
-            side.value
-            if isinstance(side, _Dim)
-            else side.value
-            if isinstance(side, Const)
-            else None
+            side.value if isinstance(side, Dim) else side.value if isinstance(side, Const) else None
             for side in sides
         ]
         a, b = numbers
@@ -848,7 +599,7 @@ class Interpreter:
         table.update({ast.Gt: a > b, ast.GtE: a >= b})
         return table.get(type(operator))
 
-    def summary(self, function: _Function) -> _Any | None:
+    def summary(self, function: FunctionNode) -> AnyValue | None:
         """What a function of this module (or a method called on ``self``) returns.
 
         Its body is read once more with its parameters unknown (their names are evidence, as
@@ -888,13 +639,13 @@ class Interpreter:
 
     def specialise(
         self,
-        function: _Function,
+        function: FunctionNode,
         node: ast.Call,
-        values: list[_Any | None],
+        values: list[AnyValue | None],
         *,
         method: bool,
         args: list[Arg] | None = None,
-    ) -> tuple[bool, _Any | None]:
+    ) -> tuple[bool, AnyValue | None]:
         """A helper of this module read once more with the masks this call passes it.
 
         Where a call hands a helper a mask the caller knows (``attend(q, k, v, ids == pad)``),
@@ -981,7 +732,7 @@ class Interpreter:
                 self.hits[index] = self.relocated(hit, function, carried)
         return True, _returned(returned)
 
-    def imported(self, name: str, node: ast.Call) -> _Any | None:
+    def imported(self, name: str, node: ast.Call) -> AnyValue | None:
         """What a helper imported from another module of the checked tree returns.
 
         That module is read once per run (its own imports are not followed further), the
@@ -1032,8 +783,8 @@ class Interpreter:
         return None
 
     def instance_call(
-        self, instance: _Instance, method: str, node: ast.Call, values: list[_Any | None]
-    ) -> _Any | None:
+        self, instance: Instance, method: str, node: ast.Call, values: list[AnyValue | None]
+    ) -> AnyValue | None:
         """``layer(x)`` / ``layer.forward(x)`` of a class of this module, read with its values.
 
         The method is read again with the caller's values, in the class's own attributes; where
@@ -1061,7 +812,7 @@ class Interpreter:
         return value
 
     def relocated(
-        self, hit: Hit, function: _Function, carried: Sequence[tuple[Arg, _Any | None]]
+        self, hit: Hit, function: FunctionNode, carried: Sequence[tuple[Arg, AnyValue | None]]
     ) -> Hit:
         """A finding the helper gives only with this caller's mask, moved to the caller's argument.
 
@@ -1083,7 +834,7 @@ class Interpreter:
             hit.facts,
         )
 
-    def narrow(self, guard: _Guard | None, *, holds: bool) -> None:
+    def narrow(self, guard: Guard | None, *, holds: bool) -> None:
         """Bind what a dtype test proves about a name on one side of its ``if``."""
         if guard is None:
             return
@@ -1128,20 +879,20 @@ class Interpreter:
             ends.append((self.scopes[-1], self.attributes[-1]))
         if not exhaustive:
             ends.append((names, attributes))
-        self.scopes[-1] = _shared([end[0] for end in ends])
-        self.attributes[-1] = _shared([end[1] for end in ends])
+        self.scopes[-1] = join([end[0] for end in ends])
+        self.attributes[-1] = join([end[1] for end in ends])
         if len(self.scopes) == 1:
             self.globals = self.scopes[0]
 
     # -- expressions -----------------------------------------------------------------------------
 
-    def ev(self, node: ast.AST) -> _Any | None:
+    def ev(self, node: ast.AST) -> AnyValue | None:
         """Evaluate an expression to what it is known to be (None: nothing is)."""
         if isinstance(node, ast.Name):
             found = self.lookup(node.id)
             if found is None:
                 return mask_from_name(node.id, node)
-            if isinstance(found, _Param):
+            if isinstance(found, Param):
                 named = mask_from_name(node.id, node)
                 if named is not None and named.hf and self.handed_an_additive_mask():
                     return None
@@ -1180,7 +931,7 @@ class Interpreter:
             # `return embeds, mask`: a caller unpacking it gets each part
             parts = [self.ev(element) for element in node.elts]
             if any(part is not None for part in parts):
-                return _Tuple(Origin(node, ""), tuple(parts))
+                return TupleValue(Origin(node, ""), tuple(parts))
             return None
         if isinstance(node, (ast.GeneratorExp, ast.ListComp)):
             each = self.each(node)
@@ -1189,7 +940,7 @@ class Interpreter:
         self.scan(node)
         return None
 
-    def each(self, node: ast.GeneratorExp | ast.ListComp) -> _Tuple | None:
+    def each(self, node: ast.GeneratorExp | ast.ListComp) -> TupleValue | None:
         """``(split(t) for t in (q, k, v))``: one value per element of a tuple written out.
 
         One ``for`` over a tuple or list of as many elements as written (or a value of known
@@ -1202,7 +953,7 @@ class Interpreter:
             return None
         return self.mapped(loop.target.id, node.elt, loop.iter, Origin(node, ""))
 
-    def map_call(self, function: ast.expr, iterated: ast.expr, origin: Origin) -> _Tuple | None:
+    def map_call(self, function: ast.expr, iterated: ast.expr, origin: Origin) -> TupleValue | None:
         """``map(lambda t: split(t), (q, k, v))`` or ``map(split, (q, k, v))``: as ``each``."""
         if isinstance(function, ast.Lambda):
             parameters = function.args
@@ -1219,7 +970,7 @@ class Interpreter:
 
     def mapped(
         self, name: str, body: ast.expr, iterated: ast.expr, origin: Origin
-    ) -> _Tuple | None:
+    ) -> TupleValue | None:
         """``body`` read once per element of ``iterated``, ``name`` bound to that element."""
         if isinstance(iterated, (ast.Tuple, ast.List)):
             if any(isinstance(element, ast.Starred) for element in iterated.elts):
@@ -1227,7 +978,7 @@ class Interpreter:
             items: list[object] = [self.ev(element) for element in iterated.elts]
         else:
             parts = self.ev(iterated)
-            if not isinstance(parts, _Tuple):
+            if not isinstance(parts, TupleValue):
                 return None
             items = list(parts.values)
         if not items or len(items) > 16:
@@ -1239,14 +990,14 @@ class Interpreter:
                 values.append(self.ev(body))
             finally:
                 self.scopes.pop()
-        return _Tuple(origin, tuple(values))
+        return TupleValue(origin, tuple(values))
 
-    def if_expression(self, node: ast.IfExp) -> _Any | None:
+    def if_expression(self, node: ast.IfExp) -> AnyValue | None:
         """``a if test else b``: each side read with what the test says, their values joined."""
         self.ev(node.test)
         guard = _guard(node.test)
         conjuncts = _conjuncts(node.test)
-        results: list[dict[str, _Any]] = []
+        results: list[dict[str, AnyValue]] = []
         saved = dict(self.scopes[-1])
         for branch, holds in ((node.body, True), (node.orelse, False)):
             self.scopes[-1] = dict(saved)
@@ -1257,7 +1008,7 @@ class Interpreter:
         self.scopes[-1] = saved
         if len(self.scopes) == 1:
             self.globals = self.scopes[0]
-        joined = _shared(results).get("r")
+        joined = join(results).get("r")
         return None if joined is UNKNOWN else joined
 
     def scan(self, node: ast.AST) -> None:
@@ -1268,7 +1019,7 @@ class Interpreter:
             elif not isinstance(child, (ast.expr_context, ast.operator, ast.cmpop)):
                 self.scan(child)
 
-    def attribute(self, node: ast.Attribute) -> _Any | None:
+    def attribute(self, node: ast.Attribute) -> AnyValue | None:
         """``x.attr``: ``self`` attributes, ``inf``, ``finfo(...).min``, ``.T``."""
         attr = node.attr
         if isinstance(node.value, ast.Name) and node.value.id == "self":
@@ -1279,30 +1030,30 @@ class Interpreter:
         if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
             return Const(float("inf"), Origin(node, "inf"))
         base = self.ev(node.value)
-        if attr in ("min", "max") and isinstance(base, _Finfo):
+        if attr in ("min", "max") and isinstance(base, Finfo):
             sign = -1.0 if attr == "min" else 1.0
             if base.absolute:
                 return Const(sign * 3.4028234663852886e38, Origin(node, "float32's finfo"))
             return Const(sign * 3.0e38, Origin(node, f"torch.finfo(...).{attr}"), finfo=True)
         if attr in ("mT", "T", "mH"):
-            return _Transposed(Origin(node, "transposed"))
+            return Transposed(Origin(node, "transposed"))
         if attr == "data" and isinstance(base, (Mask, Scores)):
             return base
-        if attr == "values" and isinstance(base, _RowConst):
+        if attr == "values" and isinstance(base, RowConst):
             return base
         if attr == "attention_mask":
             named = mask_from_name(attr, node)
             return named.but(batch=True) if named is not None else None
         return None
 
-    def unary(self, node: ast.UnaryOp) -> _Any | None:
+    def unary(self, node: ast.UnaryOp) -> AnyValue | None:
         """``-c`` and ``~mask``."""
         value = self.ev(node.operand)
         if isinstance(node.op, ast.USub) and isinstance(value, Const):
             return dataclasses.replace(value, value=-value.value)
         if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
             return self.invert(value, node)
-        if isinstance(node.op, ast.Invert) and isinstance(value, _Tensor) and value.dtype == "int":
+        if isinstance(node.op, ast.Invert) and isinstance(value, Tensor) and value.dtype == "int":
             self.hit(
                 "AM701",
                 node,
@@ -1313,7 +1064,7 @@ class Interpreter:
         if isinstance(node.op, ast.Invert) and value is None:
             # `~x` runs on Boolean and integer tensors only (a float raises): times a Python
             # float it is float32
-            return _Tensor(Origin(node, ""), "bool")
+            return Tensor(Origin(node, ""), "bool")
         return None
 
     def invert(self, mask: Mask, node: ast.AST) -> Mask:
@@ -1334,7 +1085,7 @@ class Interpreter:
             return mask.flipped(Origin(node, "inverted")).but(dtype=mask.dtype)
         return mask.flipped(Origin(node, "inverted with `~`"))
 
-    def comparison(self, node: ast.Compare) -> _Any | None:
+    def comparison(self, node: ast.Compare) -> AnyValue | None:
         """``ids == pad``, ``mask == 0``, ``mask > 0``: a Boolean mask and its meaning."""
         left = self.ev(node.left)
         rights = [self.ev(comparator) for comparator in node.comparators]
@@ -1343,9 +1094,9 @@ class Interpreter:
         operator = node.ops[0]
         right_node = node.comparators[0]
         right = rights[0]
-        if isinstance(left, _Relative) or isinstance(right, _Relative):
+        if isinstance(left, Relative) or isinstance(right, Relative):
             return self.relative_compared(node, left, right, right_node, type(operator))
-        if isinstance(left, _Positions) or isinstance(right, _Positions):
+        if isinstance(left, Positions) or isinstance(right, Positions):
             return self.positions_compared(
                 node, (left, node.left), (right, right_node), type(operator)
             )
@@ -1406,7 +1157,7 @@ class Interpreter:
             )
         return None
 
-    def subscript(self, node: ast.Subscript) -> _Any | None:
+    def subscript(self, node: ast.Subscript) -> AnyValue | None:
         """``m[:, None, :]``: the mask's new number of axes and where its key axis went."""
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
             tensor = self.ev(node.value.value)
@@ -1430,32 +1181,32 @@ class Interpreter:
             # an integer drops an axis, None adds one, a mask selects rows: the rank and the
             # rows are no longer known
             return dataclasses.replace(base, ndim=None, empty_row=None)
-        if isinstance(base, _RowConst) and int_literal(node.slice) == 0:
+        if isinstance(base, RowConst) and int_literal(node.slice) == 0:
             return base  # s.max(-1, keepdim=True)[0]
-        if isinstance(base, _Positions):
+        if isinstance(base, Positions):
             return _positions_subscript(base, elements, node)
-        if isinstance(base, _Layers) and not isinstance(node.slice, ast.Slice):
+        if isinstance(base, Layers) and not isinstance(node.slice, ast.Slice):
             return base.module
-        if isinstance(base, _Tuple):
+        if isinstance(base, TupleValue):
             position = int_literal(node.slice)
             if position is not None and -len(base.values) <= position < len(base.values):
                 return base.values[position]  # type: ignore[return-value]
             return None
         if (
-            isinstance(base, (_Tensor, _Transposed))
+            isinstance(base, (Tensor, Transposed))
             and base.sizes is not None
             and len(base.sizes) >= 2
             and int_literal(node.slice) is not None
         ):
             # qkv[0] of a permuted [3, B, H, N, d]: one part, its rank one less
-            dtype = base.dtype if isinstance(base, _Tensor) else None
-            return _Tensor(Origin(node, ""), dtype, sizes=base.sizes[1:])
-        if isinstance(base, _Tensor) and base.dtype is not None:
+            dtype = base.dtype if isinstance(base, Tensor) else None
+            return Tensor(Origin(node, ""), dtype, sizes=base.sizes[1:])
+        if isinstance(base, Tensor) and base.dtype is not None:
             # an integer tensor stays one, whatever is indexed
-            return _Tensor(Origin(node, ""), base.dtype, base.wide)
+            return Tensor(Origin(node, ""), base.dtype, base.wide)
         name = last_name(node.value)
         if (
-            (base is None or isinstance(base, _Param))
+            (base is None or isinstance(base, Param))
             and name is not None
             and "mask" in name.lower()
             and _moves_the_last_axis(elements)
@@ -1520,32 +1271,32 @@ class Interpreter:
         operator: ast.operator,
         right_node: ast.AST,
         node: ast.AST,
-    ) -> _Any | None:
+    ) -> AnyValue | None:
         """A binary operation: scores (``q @ kᵀ``), scaling, masks added or multiplied."""
         left = self.ev(left_node)
         right = self.ev(right_node)
         origin = Origin(node, "")
-        if isinstance(left, _Positions) or isinstance(right, _Positions):
+        if isinstance(left, Positions) or isinstance(right, Positions):
             return _shifted(left, right, operator, left_node, right_node, origin)
         if isinstance(operator, ast.MatMult):
             if isinstance(left, Weights) and left.nan_at is not None:
-                return _Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
-            if isinstance(right, _Transposed) and not _keys_first(left_node, right_node):
+                return Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs
+            if isinstance(right, Transposed) and not _keys_first(left_node, right_node):
                 ndim = (
                     len(left.sizes)
-                    if isinstance(left, (_Tensor, _Transposed)) and left.sizes
+                    if isinstance(left, (Tensor, Transposed)) and left.sizes
                     else None
                 )
                 if ndim is None and right.sizes is not None:
                     ndim = len(right.sizes)
                 return self.query_key(origin, left, right, ndim)
-            if isinstance(left, _Transposed) and _features_first(left_node, right_node):
+            if isinstance(left, Transposed) and _features_first(left_node, right_node):
                 # q.transpose(-2, -1) @ k of [B, H, d, N] queries and keys (channels first)
                 ndim = len(left.sizes) if left.sizes else None
                 return Scores(origin, scaled=left.scaled, ndim=ndim)
             if (
-                isinstance(left, _Tensor)
-                and isinstance(right, _Tensor)
+                isinstance(left, Tensor)
+                and isinstance(right, Tensor)
                 and left.sizes
                 and right.sizes
                 and len(left.sizes) >= 2
@@ -1553,14 +1304,14 @@ class Interpreter:
             ):
                 rank = max(len(left.sizes), len(right.sizes))
                 batch = (left.sizes if len(left.sizes) == rank else right.sizes)[: rank - 2]
-                return _Tensor(origin, sizes=(*batch, left.sizes[-2], right.sizes[-1]))
+                return Tensor(origin, sizes=(*batch, left.sizes[-2], right.sizes[-1]))
             return None
         if isinstance(operator, ast.Add):
             return self.add(left, right, left_node, right_node, node)
         if (
             isinstance(operator, (ast.Mult, ast.Div))
-            and isinstance(left, _Transposed)
-            and (isinstance(right, (Const, Scale, _Param, _Dim)) or right is None)
+            and isinstance(left, Transposed)
+            and (isinstance(right, (Const, Scale, Param, Dim)) or right is None)
         ):
             # k.transpose(-2, -1) * scale: still the key side of q @ kᵀ, now scaled
             carried = None
@@ -1568,7 +1319,7 @@ class Interpreter:
                 carried = (right, right_node, isinstance(operator, ast.Div))
             return dataclasses.replace(left, scaled=True, scale=carried)
         if isinstance(operator, ast.Mult) and (
-            isinstance(left, Mask) or (isinstance(left, _Tensor) and left.dtype == "bool")
+            isinstance(left, Mask) or (isinstance(left, Tensor) and left.dtype == "bool")
         ):
             pair = self.pairwise(left_node, right_node, operator, node, None)
             if pair is not None:
@@ -1576,8 +1327,8 @@ class Interpreter:
         if isinstance(operator, ast.Mult):
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
                 if (
-                    _zero_one(this)
-                    and (other is None or (isinstance(other, _Tensor) and other.sizes is None))
+                    is_zero_one(this)
+                    and (other is None or (isinstance(other, Tensor) and other.sizes is None))
                     and _named_mask(other_node, self.lookup)
                 ):
                     # causal * seq_mask[:, None, None, :]: 0 wherever the known mask is 0
@@ -1587,7 +1338,7 @@ class Interpreter:
                     isinstance(other, Mask) and other.by_name and other.kind == "mask"
                 )
                 if isinstance(this, Scores) and (
-                    _zero_one(other)
+                    is_zero_one(other)
                     # by a name only where the product is all the statement assigns (a penalty
                     # added beside it, or a softmax around it, is another story)
                     or (named and node is self.assigned_value)
@@ -1611,10 +1362,10 @@ class Interpreter:
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
-            if all(isinstance(side, _Tensor) and side.dtype == "int" for side in (left, right)):
-                return _Tensor(origin, "int")  # integers times integers
+            if all(isinstance(side, Tensor) and side.dtype == "int" for side in (left, right)):
+                return Tensor(origin, "int")  # integers times integers
             for this, other in ((left, right), (right, left)):
-                if isinstance(this, _OneMinus) and isinstance(other, Const):
+                if isinstance(this, OneMinus) and isinstance(other, Const):
                     self.infinite_product(other, node, ("1 - x: 0 wherever x is 1", this.origin))
             constant = right if isinstance(right, Const) else left
             tensor = left if constant is right else right
@@ -1622,25 +1373,25 @@ class Interpreter:
                 isinstance(constant, Const)
                 and _overflows_float16(constant)
                 and not isinstance(tensor, (Const, Scale, Mask))
-                and not (isinstance(tensor, _Tensor) and (tensor.wide or tensor.dtype != "float"))
+                and not (isinstance(tensor, Tensor) and (tensor.wide or tensor.dtype != "float"))
             ):
                 # an indicator times -1e20: the product keeps the tensor's dtype
                 return Mask("additive", origin, dtype="float", overflow=constant)
             for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
-                if isinstance(this, _Tensor) and isinstance(other, Scale):
+                if isinstance(this, Tensor) and isinstance(other, Scale):
                     # a query (a projection's output) scaled before q @ kᵀ
-                    return _ScaledTensor(origin, (other, other_node, False))
+                    return ScaledTensor(origin, (other, other_node, False))
             if isinstance(left, Scale):
                 return left
             if isinstance(right, Scale):
                 return right
-            return _ScaledTensor(origin)
+            return ScaledTensor(origin)
         if isinstance(operator, (ast.Div, ast.Sub, ast.Pow)):
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
         if isinstance(operator, ast.Div):
-            if isinstance(left, _Exp) and isinstance(right, _ExpSum) and right.exp is left:
+            if isinstance(left, Exp) and isinstance(right, ExpSum) and right.exp is left:
                 # exp(s) / exp(s).sum(dim, keepdim=True): a softmax written out
                 return self.softmax(node, left.scores, 0, dim=(right.dim, right.at))  # type: ignore[arg-type]
             if isinstance(left, Scores):
@@ -1653,11 +1404,11 @@ class Interpreter:
                 return Weights(left.origin, unmasked=left.unmasked)
             if isinstance(left, Const) and isinstance(right, Scale):
                 return Scale(origin, right.width, inverted=not right.inverted)
-            if isinstance(left, _Tensor) and isinstance(right, Scale):
-                return _ScaledTensor(origin, (right, right_node, True))
-            return _ScaledTensor(origin)
+            if isinstance(left, Tensor) and isinstance(right, Scale):
+                return ScaledTensor(origin, (right, right_node, True))
+            return ScaledTensor(origin)
         if isinstance(operator, ast.Sub):
-            if isinstance(left, Scores) and isinstance(right, _RowConst):
+            if isinstance(left, Scores) and isinstance(right, RowConst):
                 # scores - scores.max(-1, keepdim=True): the shift a stable softmax takes
                 return left
             if isinstance(left, Scores):
@@ -1672,13 +1423,13 @@ class Interpreter:
             ):
                 return right.flipped(origin).but(dtype=right.dtype or "float")
             if isinstance(left, Const) and left.value == 1.0 and not isinstance(right, Const):
-                return _OneMinus(origin)
+                return OneMinus(origin)
             return None
         if isinstance(operator, ast.Pow) and isinstance(right, Const):
             if isinstance(left, Scale) or right.value not in (-0.5, 0.5):
                 return None  # the root of a scale: (1 / √d) ** 0.5 on each of q and k
             width = self.width_of(left_node, node)
-            if isinstance(left, _Dim):
+            if isinstance(left, Dim):
                 # a size read from a tensor says what it is, whatever its name
                 width = self.code(left_node) if left.role == "width" else None
             if right.value == -0.5:
@@ -1697,7 +1448,7 @@ class Interpreter:
         right_node: ast.AST,
         operator: ast.operator,
         node: ast.AST,
-        combined: _Any | None,
+        combined: AnyValue | None,
     ) -> Mask | None:
         """``m[:, :, None] & m[:, None, :]``: one per-position mask on the query and key axes.
 
@@ -1714,7 +1465,7 @@ class Interpreter:
         made = combined if isinstance(combined, Mask) else None
         if made is None:
             base = self.ev(left_node)
-            dtype = base.dtype if isinstance(base, (Mask, _Tensor)) else None
+            dtype = base.dtype if isinstance(base, (Mask, Tensor)) else None
             made = Mask("mask", Origin(node, ""), dtype=dtype)
         row = 1.0 if isinstance(operator, ast.BitOr) else 0.0
         return made.but(
@@ -1734,7 +1485,7 @@ class Interpreter:
         base = self.ev(node.func.value)
         if isinstance(base, Mask):
             return base.ndim
-        if isinstance(base, _Tensor) and base.sizes is not None:
+        if isinstance(base, Tensor) and base.sizes is not None:
             return len(base.sizes)
         return None
 
@@ -1756,7 +1507,9 @@ class Interpreter:
         made = self.penalty(masks[0], negative, node)
         return made if isinstance(made, Mask) else None
 
-    def combine(self, left: _Any | None, right: _Any | None, node: ast.AST) -> _Any | None:
+    def combine(
+        self, left: AnyValue | None, right: AnyValue | None, node: ast.AST
+    ) -> AnyValue | None:
         """``a & b`` / ``a | b`` of two masks."""
         if isinstance(left, Mask) and isinstance(right, Mask):
             meaning = left.meaning if left.meaning == right.meaning else None
@@ -1790,12 +1543,12 @@ class Interpreter:
 
     def add(
         self,
-        left: _Any | None,
-        right: _Any | None,
+        left: AnyValue | None,
+        right: AnyValue | None,
         left_node: ast.AST,
         right_node: ast.AST,
         node: ast.AST,
-    ) -> _Any | None:
+    ) -> AnyValue | None:
         """``x + y``: a mask added to scores, or two additive masks summed."""
         if isinstance(left, Mask) and isinstance(right, Mask):
             if left.kind == right.kind == "additive":
@@ -1834,7 +1587,7 @@ class Interpreter:
                 )
         for this, other, this_node in ((left, right, left_node), (right, left, right_node)):
             if isinstance(this, Mask) and (
-                other is None or isinstance(other, (_Param, _Tensor, _ScaledTensor, _Transposed))
+                other is None or isinstance(other, (Param, Tensor, ScaledTensor, Transposed))
             ):
                 # x + indicator * -1e20, x + a 0/1 mask: about attention only if a softmax
                 # reads the sum
@@ -1864,7 +1617,7 @@ class Interpreter:
                 overflows=mask.overflow,
             )
 
-    def penalty(self, mask: Mask, const: Const, node: ast.AST) -> _Any | None:
+    def penalty(self, mask: Mask, const: Const, node: ast.AST) -> AnyValue | None:
         """``mask * -1e9``: a 0/1 mask turned into an additive penalty where it is 1."""
         if const.value > PENALTY and not const.finfo:
             return None
@@ -1945,13 +1698,13 @@ class Interpreter:
 
     # -- calls -----------------------------------------------------------------------------------
 
-    def call(self, node: ast.Call) -> _Any | None:
+    def call(self, node: ast.Call) -> AnyValue | None:
         """A call: each API the rules know, by its qualified name or method name."""
         func = node.func
         args = self.args(node)
         qualified = self.qualname(func)
         method = func.attr if isinstance(func, ast.Attribute) else None
-        receiver: _Any | None = None
+        receiver: AnyValue | None = None
         if method is not None and qualified is None and isinstance(func, ast.Attribute):
             receiver = self.ev(func.value)
         elif qualified is None:
@@ -1963,12 +1716,12 @@ class Interpreter:
         function = ops.function_form(qualified)
         tensor = (values[0] if values else None) if function is not None else receiver
         if qualified == "torch.arange":
-            return _Positions(origin, "cols", flat=True)
+            return Positions(origin, "cols", flat=True)
         if isinstance(receiver, Scale) and ops.keeps_scale(method):
             # `q = q * dim ** -0.5` of a query the pass does not know, then its heads split
             if ops.reorders(method):
-                return _Transposed(origin, scaled=True)
-            return _ScaledTensor(origin)
+                return Transposed(origin, scaled=True)
+            return ScaledTensor(origin)
         if (
             method is not None
             and method.endswith("_")
@@ -1979,12 +1732,12 @@ class Interpreter:
         ):
             # allowed.fill_diagonal_(True), m.masked_fill_(...): its rows may have changed
             self.bind(func.value, receiver.but(empty_row=None, row_value=None))
-        if isinstance(receiver, _Positions) and method is not None:
+        if isinstance(receiver, Positions) and method is not None:
             return self.positions_method(receiver, method, node, values)
 
         if isinstance(func, ast.Name) and func.id in ("int", "bool") and qualified is None and args:
             # the builtins: a Python int or bool, whose ~ is arithmetic (~0 == -1, ~True == -2)
-            return _Tensor(origin, "int")
+            return Tensor(origin, "int")
         if method == "forward" and isinstance(receiver, Module):
             return self.module_call(receiver, node, values)  # layer.forward(x) as layer(x)
         if isinstance(func, ast.Call) and isinstance(receiver, Module):
@@ -2003,7 +1756,7 @@ class Interpreter:
                 callee = None  # `lengths_to_padding_mask(...)` names a function, not a mask
             if isinstance(callee, Module):
                 return self.module_call(callee, node, values)
-            if isinstance(callee, _Partial):
+            if isinstance(callee, Partial):
                 read, value = self.specialise(
                     callee.function,
                     node,
@@ -2012,13 +1765,13 @@ class Interpreter:
                     args=[*callee.args, *args],
                 )
                 return value if read else None
-            if isinstance(callee, _Instance):
+            if isinstance(callee, Instance):
                 value = self.instance_call(callee, "forward", node, values)
                 if "norm" in (method or "").lower() and not isinstance(
                     value, (Mask, Scores, Weights)
                 ):
                     # q = self.q_norm(q): a normalised query carries its own (learned) scale
-                    return _ScaledTensor(origin)
+                    return ScaledTensor(origin)
                 return value
             if (
                 callee is None
@@ -2026,7 +1779,7 @@ class Interpreter:
                 and func.id in self.class_defs
                 and self.lookup(func.id) is None
             ):
-                return _Instance(origin, self.class_defs[func.id])
+                return Instance(origin, self.class_defs[func.id])
             called = func.id if isinstance(func, ast.Name) else method
             helper = (
                 self.function_named(called, method=isinstance(func, ast.Attribute))
@@ -2045,7 +1798,7 @@ class Interpreter:
                     helper, node, values, method=isinstance(func, ast.Attribute)
                 )
                 return value if read else self.summary(helper)
-        if isinstance(receiver, _Instance) and method is not None:
+        if isinstance(receiver, Instance) and method is not None:
             return self.instance_call(receiver, method, node, values)
         if (
             isinstance(func, ast.Name)
@@ -2065,15 +1818,15 @@ class Interpreter:
             # `q, k, v = self.to_qkv(x).chunk(3, dim=-1)`: as many parts as asked for
             count = int_literal(args[0].value)
             if count is not None and 1 <= count <= 16:
-                part = receiver if isinstance(receiver, _Tensor) and not receiver.axes else None
-                return _Tuple(origin, (part,) * count)
+                part = receiver if isinstance(receiver, Tensor) and not receiver.axes else None
+                return TupleValue(origin, (part,) * count)
             return None
-        if method == "unbind" and isinstance(receiver, (_Tensor, _Transposed)) and receiver.sizes:
+        if method == "unbind" and isinstance(receiver, (Tensor, Transposed)) and receiver.sizes:
             return _unbound(receiver, receiver.sizes, args, origin)
         if qualified == "functools.partial" and args and isinstance(args[0].value, ast.Name):
             bound = self.function_named(args[0].value.id, method=False)
             if bound is not None and not any(arg.star for arg in args):
-                return _Partial(origin, bound, tuple(args[1:]), tuple(values[1:]))
+                return Partial(origin, bound, tuple(args[1:]), tuple(values[1:]))
             return None
         if method == "register_buffer" and len(args) >= 2:
             name = string_literal(args[0].value)
@@ -2143,8 +1896,8 @@ class Interpreter:
             return self.triangle_indices(node, qualified.endswith("tril_indices"))
         if ops.widens(method) and not args and not isinstance(receiver, (Mask, Scores)):
             # float32 (or float64) by construction: a fill of -1e9 fits there
-            return _Tensor(origin, "float", wide=True)
-        if isinstance(receiver, _Tensor) and receiver.holds is not None:
+            return Tensor(origin, "float", wide=True)
+        if isinstance(receiver, Tensor) and receiver.holds is not None:
             narrowed = self.narrowing(node, method, args)
             if narrowed is not None:
                 self.overflow_check(receiver.holds, node, narrowed)
@@ -2152,30 +1905,30 @@ class Interpreter:
             return dataclasses.replace(receiver, wide=ops.widens(method))
         if ops.widens(method) and isinstance(receiver, Mask) and not args:
             # float32 (or float64) by construction: a penalty of -1e9 times it fits
-            retyped = _retype(receiver, "float", origin)
+            retyped = retype(receiver, "float", origin)
             return (retyped if isinstance(retyped, Mask) else receiver).but(wide=True)
         given = ops.gives(method)
-        if given == "bool" and isinstance(receiver, _Tensor) and receiver.zero_one and not args:
+        if given == "bool" and isinstance(receiver, Tensor) and receiver.zero_one and not args:
             return dataclasses.replace(receiver, origin=origin, dtype="bool", wide=False)
         if given == "int":
-            return _retype(receiver, "int", origin) or _Tensor(origin, "int")
+            return retype(receiver, "int", origin) or Tensor(origin, "int")
         if given is not None:
             # float(), half(), bool(), type_as(scores): the mask in its new dtype
-            return _retype(receiver, given, origin)
+            return retype(receiver, given, origin)
         if ops.dtype_argument(method) and isinstance(receiver, Mask):
             return self.convert(receiver, node)
         if ops.dtype_argument(method) and "int" in (
             self.created_dtype(node, like=True),
             _integer_dtype(args[0].value) if args and args[0].keyword is None else None,
         ):
-            return _Tensor(origin, "int")
+            return Tensor(origin, "int")
         if (
             ops.dtype_argument(method)
             and not isinstance(receiver, (Mask, Scores))
             and any(_wide(self.code(arg.value)) for arg in args if arg.keyword in (None, "dtype"))
         ):
             # float32 (or float64) by construction: a fill of -1e9 fits there
-            return _Tensor(origin, "float", wide=True)
+            return Tensor(origin, "float", wide=True)
         if method == "logical_not" or qualified == "torch.logical_not":
             subject = receiver if method == "logical_not" else (values[0] if values else None)
             return self.invert(subject, node) if isinstance(subject, Mask) else None
@@ -2219,10 +1972,10 @@ class Interpreter:
         if method == "repeat" and not isinstance(receiver, Mask) and self.tiles_heads(node):
             # what is tiled per head and goes to an attention mask is a [B, L, S] mask
             return Mask("mask", origin, repeated=origin)
-        if isinstance(receiver, _Tensor) and receiver.dtype is not None and ops.keeps_dtype(method):
+        if isinstance(receiver, Tensor) and receiver.dtype is not None and ops.keeps_dtype(method):
             # the dtype survives a change of shape, a copy or an in-place fill
             sizes = receiver.sizes if ops.keeps(method) else None
-            return _Tensor(origin, receiver.dtype, receiver.wide, sizes=sizes)
+            return Tensor(origin, receiver.dtype, receiver.wide, sizes=sizes)
         if (
             ops.moves(method, "swap", "t")
             and isinstance(receiver, Mask)
@@ -2242,7 +1995,7 @@ class Interpreter:
                 return guarded
         if (method == "topk" or function == "topk") and isinstance(tensor, Scores):
             self.top_k(tensor)
-        if ops.moves(method, "reshape") and isinstance(receiver, _Tensor) and receiver.features:
+        if ops.moves(method, "reshape") and isinstance(receiver, Tensor) and receiver.features:
             self.head_split_check(receiver.features, node, args, values)
         if ops.moves(method, "reshape"):
             split = self.heads_view(receiver, node, args, values)
@@ -2250,7 +2003,7 @@ class Interpreter:
                 return split
         if (
             method in ("contiguous", "clone", "to")
-            and isinstance(receiver, _Tensor)
+            and isinstance(receiver, Tensor)
             and (receiver.axes or receiver.major)
         ):
             return dataclasses.replace(receiver, origin=origin)
@@ -2271,7 +2024,7 @@ class Interpreter:
             return dataclasses.replace(receiver, ndim=ndim, merged=merged)
         if method == "flatten" and isinstance(receiver, Scores):
             return self.flattened(receiver, node, values, origin)
-        if method == "contiguous" and isinstance(receiver, (Scores, _Transposed)):
+        if method == "contiguous" and isinstance(receiver, (Scores, Transposed)):
             return receiver
         if method in ("repeat_interleave", "repeat") and receiver is None:
             # a mask the pass knows nothing of, tiled for the heads: its order still shows
@@ -2308,13 +2061,13 @@ class Interpreter:
         if (
             last_name(func) == "rearrange"
             and values
-            and isinstance(values[0], _ScaledTensor)
+            and isinstance(values[0], ScaledTensor)
             and not args[0].keyword
         ):
             # einops' rearrange of a scaled query (its heads split off, or not): still scaled
             return dataclasses.replace(values[0], origin=origin)
         if (
-            isinstance(receiver, _ScaledTensor)
+            isinstance(receiver, ScaledTensor)
             and ops.keeps_scale(method)
             and not ops.reorders(method)
         ):
@@ -2325,7 +2078,7 @@ class Interpreter:
                 divide = method.startswith("div")
                 return self.scaled(receiver, values[0], args[0].value, divide=divide)
             if not isinstance(receiver, Mask):
-                return _ScaledTensor(origin)
+                return ScaledTensor(origin)
         if method == "size" and len(args) == 1 and isinstance(func, ast.Attribute):
             return self.size_of(func.value, receiver, args[0].value, node)
         if ops.moves(method, "swap") and isinstance(receiver, Scores):
@@ -2341,7 +2094,7 @@ class Interpreter:
             if rank - 1 in {a % rank for a in axes if a is not None}:
                 return None
             return dataclasses.replace(receiver, origin=origin, major=None)
-        if ops.moves(method, "swap") and isinstance(receiver, _Tensor) and receiver.sizes:
+        if ops.moves(method, "swap") and isinstance(receiver, Tensor) and receiver.sizes:
             axes = [int_literal(arg.value) for arg in args]
             swapped = list(receiver.sizes)
             known = [a for a in axes if a is not None and -len(swapped) <= a < len(swapped)]
@@ -2352,10 +2105,10 @@ class Interpreter:
                 rows = (
                     receiver.major if 0 not in (one % len(swapped), other % len(swapped)) else None
                 )
-                return _Transposed(
+                return Transposed(
                     origin, tuple(swapped), axes=order, major=rows, split=receiver.split
                 )
-            return _Transposed(origin)
+            return Transposed(origin)
         if ops.reorders(method) and isinstance(receiver, Mask) and receiver.true_set is None:
             # its axes move, what its True entries mean does not; where the keys lie is unknown
             # a row of it is a column now
@@ -2379,20 +2132,20 @@ class Interpreter:
                 and sorted(named) == list(range(len(named)))
             ):
                 rank = len(named)  # every axis named once: the rank is theirs
-            sizes = tuple(_Dim(origin) for _ in range(rank)) if rank is not None else None
-            if isinstance(receiver, _ScaledTensor) or (
-                isinstance(receiver, _Transposed) and receiver.scale is not None
+            sizes = tuple(Dim(origin) for _ in range(rank)) if rank is not None else None
+            if isinstance(receiver, ScaledTensor) or (
+                isinstance(receiver, Transposed) and receiver.scale is not None
             ):
                 # a scaled query moved: still scaled, by the same scale
-                return _Transposed(origin, sizes, scaled=True, scale=receiver.scale)
-            if isinstance(receiver, (_Tensor, _Transposed)) and receiver.axes is not None:
+                return Transposed(origin, sizes, scaled=True, scale=receiver.scale)
+            if isinstance(receiver, (Tensor, Transposed)) and receiver.axes is not None:
                 order = heads.moved(receiver.axes, method, literals)
-                sizes = sizes or tuple(_Dim(origin) for _ in receiver.axes)
-                return _Transposed(origin, sizes, axes=order, split=receiver.split)
-            return _Transposed(origin, sizes)
+                sizes = sizes or tuple(Dim(origin) for _ in receiver.axes)
+                return Transposed(origin, sizes, axes=order, split=receiver.split)
+            return Transposed(origin, sizes)
         if method in ("mm", "matmul", "bmm") and qualified is None and values:
             # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
-            if isinstance(values[0], _Transposed) and not (
+            if isinstance(values[0], Transposed) and not (
                 isinstance(func, ast.Attribute) and _keys_first(func.value, args[0].value)
             ):
                 rank = len(values[0].sizes) if values[0].sizes is not None else None
@@ -2401,15 +2154,15 @@ class Interpreter:
         if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
             if (
                 len(values) >= 2
-                and isinstance(values[0], _Transposed)
-                and not isinstance(values[1], _Transposed)
+                and isinstance(values[0], Transposed)
+                and not isinstance(values[1], Transposed)
                 and _features_first(args[0].value, args[1].value)
             ):
                 # torch.bmm(x_q, x_k) of x_q = conv(x).permute(0, 2, 1): [B, N, N] scores
                 return Scores(origin, scaled=values[0].scaled, ndim=3 if short == "bmm" else None)
             if (
                 len(values) >= 2
-                and isinstance(values[1], _Transposed)
+                and isinstance(values[1], Transposed)
                 and not _keys_first(args[0].value, args[1].value)
             ):
                 keys = values[1]
@@ -2441,13 +2194,13 @@ class Interpreter:
                 axis = int_literal(axis_arg.value) if axis_arg is not None else 0
                 parts = [self.ev(element) for element in joined.elts]
                 ranks = {
-                    len(part.sizes) for part in parts if isinstance(part, _Tensor) and part.sizes
+                    len(part.sizes) for part in parts if isinstance(part, Tensor) and part.sizes
                 }
                 if axis == -1 or (len(ranks) == 1 and axis == next(iter(ranks)) - 1):
                     # features joined: the same positions, wider vectors
                     if len(ranks) == 1:
                         rank = next(iter(ranks))
-                        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in range(rank)))
+                        return Tensor(origin, sizes=tuple(Dim(origin) for _ in range(rank)))
                     return None
                 if axis in (0, -2):
                     joined_rows = self.rows_joined(node, parts)
@@ -2459,9 +2212,7 @@ class Interpreter:
             return self.where(node, values)
         if qualified == "torch.finfo":
             dtype = self.code(args[0].value) if args else ""
-            return _Finfo(
-                origin, absolute=dtype.endswith(("float32", "float64", "float", "double"))
-            )
+            return Finfo(origin, absolute=dtype.endswith(("float32", "float64", "float", "double")))
         if qualified == "torch.full" and len(values) >= 2 and isinstance(values[1], Const):
             if values[1].finfo:
                 return Mask("additive", origin, dtype="float", finfo_terms=1)
@@ -2469,10 +2220,8 @@ class Interpreter:
             return dataclasses.replace(full, sizes=self.sizes(node, values, shape_only=True))
         if qualified == "torch.full_like" and len(values) >= 2 and isinstance(values[1], Const):
             # x's dtype unless one is given; a value that dtype cannot hold raises, so it holds c
-            sizes = values[0].sizes if isinstance(values[0], _Tensor) else None
-            return _Tensor(
-                origin, self.created_dtype(node, like=True), holds=values[1], sizes=sizes
-            )
+            sizes = values[0].sizes if isinstance(values[0], Tensor) else None
+            return Tensor(origin, self.created_dtype(node, like=True), holds=values[1], sizes=sizes)
         if qualified in PADDED_ONES and values and _made_of_ones(values[0]):
             position, keyword = PADDED_ONES[qualified]
             padding, _ = self.argument(node, values, position, keyword)
@@ -2488,7 +2237,7 @@ class Interpreter:
             # integer data (the tokenizer's 1/0 attention_mask written out): int64 unless a
             # dtype is given
             dtype = self.created_dtype(node, like=True) or "int"
-            return _Tensor(origin, dtype)
+            return Tensor(origin, dtype)
         if (
             short in (*CONSTRUCTORS, "randn", "rand")
             and qualified
@@ -2496,16 +2245,16 @@ class Interpreter:
         ):
             like = short.endswith("_like")
             sizes = None if like else self.sizes(node, values)
-            if like and values and isinstance(values[0], _Tensor):
+            if like and values and isinstance(values[0], Tensor):
                 sizes = values[0].sizes
             zero_one = short in ("zeros", "ones", "zeros_like", "ones_like")
-            return _Tensor(
+            return Tensor(
                 origin, self.created_dtype(node, like=like), sizes=sizes, zero_one=zero_one
             )
         if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
             argument = args[0].value if args else None
             width = None if argument is None else self.width_of(argument, node)
-            if argument is not None and isinstance(values[0], _Dim):
+            if argument is not None and isinstance(values[0], Dim):
                 width = self.code(argument) if values[0].role == "width" else None
             # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
             reciprocal = (
@@ -2571,8 +2320,8 @@ class Interpreter:
         return None
 
     def sizes(
-        self, node: ast.Call, values: list[_Any | None], *, shape_only: bool = False
-    ) -> tuple[_Dim, ...] | None:
+        self, node: ast.Call, values: list[AnyValue | None], *, shape_only: bool = False
+    ) -> tuple[Dim, ...] | None:
         """The sizes a constructor is given: ``ones(L, S)`` or ``ones((L, S))``.
 
         ``shape_only``: the first argument is the whole shape (``torch.full(shape, value)``).
@@ -2595,8 +2344,8 @@ class Interpreter:
         )
 
     def size_of(
-        self, tensor_node: ast.AST, tensor: _Any | None, index: ast.AST, node: ast.AST
-    ) -> _Dim | None:
+        self, tensor_node: ast.AST, tensor: AnyValue | None, index: ast.AST, node: ast.AST
+    ) -> Dim | None:
         """``x.size(i)`` / ``x.shape[i]``: a size, with its role and value where known."""
         axis = int_literal(index)
         if axis is None:
@@ -2606,14 +2355,14 @@ class Interpreter:
             # (axis 1: `torch.cat([mems, x], dim=1)` of [B, S, D] hidden states; axis 0 is a
             # batch as often as a sequence-first length, and says nothing)
             # the length of keys with a cache joined in front: S > L on the cached path
-            return _Dim(Origin(node, ""), role, None, read=True, cache=tensor.origin)
+            return Dim(Origin(node, ""), role, None, read=True, cache=tensor.origin)
         value = None
-        sizes = tensor.sizes if isinstance(tensor, (_Tensor, _Transposed)) else None
+        sizes = tensor.sizes if isinstance(tensor, (Tensor, Transposed)) else None
         if sizes is not None and -len(sizes) <= axis < len(sizes):
             known = sizes[axis]
             value = known.value
             role = role or known.role
-        return _Dim(Origin(node, ""), role, value, read=True)
+        return Dim(Origin(node, ""), role, value, read=True)
 
     def narrowing(self, node: ast.Call, method: str | None, args: list[Arg]) -> str | None:
         """The dtype a conversion call goes to, unless it is float32 / float64 for certain.
@@ -2652,7 +2401,7 @@ class Interpreter:
             overflows=const,
         )
 
-    def filled(self, node: ast.Call, const: Const, *, silent: bool) -> _Tensor:
+    def filled(self, node: ast.Call, const: Const, *, silent: bool) -> Tensor:
         """``torch.full(shape, c)`` / ``torch.tensor(c)``: float32 unless a dtype is given.
 
         ``silent``: the call converts a value out of the dtype's range to ±inf without a word
@@ -2662,17 +2411,17 @@ class Interpreter:
             if arg.keyword == "dtype":
                 text = self.code(arg.value)
                 if _wide(text):
-                    return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
+                    return Tensor(Origin(node, ""), "float", wide=True, holds=const)
                 if silent:
                     self.overflow_check(const, node, text)
                 # 0 and ±inf are the same in every float dtype
                 kept = const if const.value == 0.0 or math.isinf(const.value) else None
-                return _Tensor(Origin(node, ""), self.created_dtype(node, like=True), holds=kept)
-        return _Tensor(Origin(node, ""), "float", wide=True, holds=const)
+                return Tensor(Origin(node, ""), self.created_dtype(node, like=True), holds=kept)
+        return Tensor(Origin(node, ""), "float", wide=True, holds=const)
 
     def argument(
-        self, node: ast.Call, values: list[_Any | None], position: int | None, keyword: str
-    ) -> tuple[Arg | None, _Any | None]:
+        self, node: ast.Call, values: list[AnyValue | None], position: int | None, keyword: str
+    ) -> tuple[Arg | None, AnyValue | None]:
         """The argument at ``position`` or given as ``keyword``, and its value."""
         for index, arg in enumerate(self.args(node)):
             if arg.keyword == keyword:
@@ -2682,12 +2431,12 @@ class Interpreter:
         return None, None
 
     def given(
-        self, node: ast.Call, values: list[_Any | None], argument: apis.Argument
-    ) -> tuple[Arg | None, _Any | None]:
+        self, node: ast.Call, values: list[AnyValue | None], argument: apis.Argument
+    ) -> tuple[Arg | None, AnyValue | None]:
         """An attention API's argument (a row of ``apis.py``) in this call, and its value."""
         return self.argument(node, values, argument.position, argument.keyword)
 
-    def layers_of(self, node: ast.AST, origin: Origin) -> _Layers | None:
+    def layers_of(self, node: ast.AST, origin: Origin) -> Layers | None:
         """The one kind of module a ``ModuleList``'s argument holds.
 
         A comprehension's element, or a list or tuple whose elements are all that module (the
@@ -2701,10 +2450,10 @@ class Interpreter:
             return None
         modules = [self.ev(element) for element in elements]
         first = modules[0]
-        if isinstance(first, _Instance):
+        if isinstance(first, Instance):
             # layers of a class of this module: all of that class
-            same = all(isinstance(o, _Instance) and o.cls is first.cls for o in modules[1:])
-            return _Layers(origin, first) if same else None
+            same = all(isinstance(o, Instance) and o.cls is first.cls for o in modules[1:])
+            return Layers(origin, first) if same else None
         if not isinstance(first, Module) or first.kind not in MODULE_APIS:
             return None
         if any(
@@ -2713,7 +2462,7 @@ class Interpreter:
             for other in modules[1:]
         ):
             return None
-        return _Layers(origin, first)
+        return Layers(origin, first)
 
     def embedded(self, node: ast.Call) -> Embedded | None:
         """An embedding of token ids the code shows batch first: ``[B, T, E]``.
@@ -2736,7 +2485,7 @@ class Interpreter:
         first = _ids_layout(self.functions[-1], ids.id)
         return Embedded(origin) if first == {"batch"} else None
 
-    def construct(self, kind: str, node: ast.Call, values: list[_Any | None]) -> Module:
+    def construct(self, kind: str, node: ast.Call, values: list[AnyValue | None]) -> Module:
         """A constructed ``nn.MultiheadAttention`` / ``nn.Transformer*`` module."""
         batch_first = False
         for arg in self.args(node):
@@ -2746,7 +2495,9 @@ class Interpreter:
             batch_first = values[0].batch_first
         return Module(kind, batch_first, Origin(node, ""))
 
-    def module_call(self, module: Module, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+    def module_call(
+        self, module: Module, node: ast.Call, values: list[AnyValue | None]
+    ) -> AnyValue | None:
         """A call of a constructed module: its mask parameters and its input layout."""
         if module.kind == "embedding":
             return self.embedded(node)
@@ -2795,7 +2546,7 @@ class Interpreter:
         return None
 
     def causal_hint_check(
-        self, row: apis.Api, node: ast.Call, values: list[_Any | None], api: str
+        self, row: apis.Api, node: ast.Call, values: list[AnyValue | None], api: str
     ) -> None:
         """AM306: ``is_causal=True`` without its mask, or beside a mask that is not causal."""
         args = self.args(node)
@@ -2843,13 +2594,13 @@ class Interpreter:
                     ],
                 )
 
-    def layer(self, module: Module, node: ast.Call, subject: _Any | None) -> _Any | None:
+    def layer(self, module: Module, node: ast.Call, subject: AnyValue | None) -> AnyValue | None:
         """A layer applied to a tensor: its new sizes, or the softmax it takes."""
         origin = Origin(node, "")
         if module.kind == "softmax":
             at = module.origin.node
             dim = module.dim if module.dim is not None or module.implicit else NO_DIM
-            if isinstance(subject, _Tensor):
+            if isinstance(subject, Tensor):
                 self.size_one_check(subject, module.dim, at)
                 return Weights(origin)
             if not isinstance(subject, Scores):
@@ -2860,28 +2611,26 @@ class Interpreter:
             for part in module.parts:
                 value = self.layer(part, node, value) if isinstance(part, Module) else None
             return value
-        sizes = subject.sizes if isinstance(subject, _Tensor) else None
+        sizes = subject.sizes if isinstance(subject, Tensor) else None
         if module.kind == "same":
-            return _Tensor(origin, sizes=sizes) if sizes is not None else None
+            return Tensor(origin, sizes=sizes) if sizes is not None else None
         if module.kind == "linear":
             rest = sizes[:-1] if sizes else None
-            out = _Dim(module.origin, None, module.out)
-            return _Tensor(
+            out = Dim(module.origin, None, module.out)
+            return Tensor(
                 origin,
                 sizes=(*rest, out) if rest is not None else (out,),
                 open=None if rest is not None else "end",
                 features=module.origin,
             )
         if module.kind == "conv":
-            channels = _Dim(module.origin, None, module.out)
+            channels = Dim(module.origin, None, module.out)
             if sizes is not None and len(sizes) >= 3:
-                return _Tensor(
-                    origin, sizes=(sizes[0], channels, *(_Dim(origin) for _ in sizes[2:]))
-                )
-            return _Tensor(origin, sizes=(_Dim(origin), channels), open="start")
+                return Tensor(origin, sizes=(sizes[0], channels, *(Dim(origin) for _ in sizes[2:])))
+            return Tensor(origin, sizes=(Dim(origin), channels), open="start")
         return None
 
-    def size_one_check(self, subject: _Tensor, dim: int | None, at: ast.AST) -> None:
+    def size_one_check(self, subject: Tensor, dim: int | None, at: ast.AST) -> None:
         """AM402: a softmax along an axis of size 1 (every weight is 1)."""
         sizes = subject.sizes
         if sizes is None or dim is None:
@@ -2908,7 +2657,7 @@ class Interpreter:
                 [("an axis of size 1", axis.origin)],
             )
 
-    def sdpa(self, node: ast.Call, values: list[_Any | None]) -> None:
+    def sdpa(self, node: ast.Call, values: list[AnyValue | None]) -> None:
         """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
         row = apis.SDPA
         api = row.label
@@ -2930,7 +2679,7 @@ class Interpreter:
             query, key = [*values, None, None][:2]
             lengths = [
                 value.sizes[-2].value
-                if isinstance(value, _Tensor) and value.sizes and len(value.sizes) >= 2
+                if isinstance(value, Tensor) and value.sizes and len(value.sizes) >= 2
                 else None
                 for value in (query, key)
             ]
@@ -2943,7 +2692,7 @@ class Interpreter:
                     "keys (L < S, a decode step) query i sees keys 0..i only",
                     [("keys with a cache prepended: S > L", key.origin)],
                 )
-            elif shorter and isinstance(key, _Tensor):
+            elif shorter and isinstance(key, Tensor):
                 self.hit(
                     "AM302",
                     causal_arg,
@@ -2966,12 +2715,12 @@ class Interpreter:
     def softmax(
         self,
         node: ast.Call,
-        subject: _Any | None,
+        subject: AnyValue | None,
         offset: int,
         dim: tuple[int | None, ast.AST] | None = None,
-    ) -> _Any | None:
+    ) -> AnyValue | None:
         """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
-        if isinstance(subject, _Tensor) and dim is None:
+        if isinstance(subject, Tensor) and dim is None:
             dim_arg = next(
                 (
                     arg
@@ -3065,7 +2814,7 @@ class Interpreter:
         )
 
     def flattened(
-        self, scores: Scores, node: ast.Call, values: list[_Any | None], origin: Origin
+        self, scores: Scores, node: ast.Call, values: list[AnyValue | None], origin: Origin
     ) -> Scores:
         """``s.flatten(start)``: the axes from ``start`` to the last become one.
 
@@ -3258,8 +3007,8 @@ class Interpreter:
         return self.scaled_functions[key]
 
     def heads_stacked(
-        self, node: ast.Call, values: list[_Any | None], joined: ast.AST | None
-    ) -> _Tensor | None:
+        self, node: ast.Call, values: list[AnyValue | None], joined: ast.AST | None
+    ) -> Tensor | None:
         """``torch.cat(torch.split(Q, d_head, dim=2), dim=0)``: TF1's heads stacked head-major.
 
         The features of ``[B, T, C]`` split into heads (by a head size, or ``chunk`` into a head
@@ -3283,7 +3032,7 @@ class Interpreter:
         if not by:
             return None
         origin = Origin(node, "")
-        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in range(3)), major="head")
+        return Tensor(origin, sizes=tuple(Dim(origin) for _ in range(3)), major="head")
 
     def tiling_check(self, scores: Scores, mask: Mask) -> None:
         """AM804: a mask tiled for the heads in the other order than the scores' rows."""
@@ -3302,8 +3051,12 @@ class Interpreter:
         )
 
     def heads_view(
-        self, receiver: _Any | None, node: ast.Call, args: list[Arg], values: list[_Any | None]
-    ) -> _Tensor | None:
+        self,
+        receiver: AnyValue | None,
+        node: ast.Call,
+        args: list[Arg],
+        values: list[AnyValue | None],
+    ) -> Tensor | None:
         """``x.view(B, L, H, d)``: the heads split off; ``view(B * H, L, d)``: merged again.
 
         The split: four sizes, a head count third (by its name), a length or -1 second.  The
@@ -3312,7 +3065,7 @@ class Interpreter:
         (:mod:`~attention.review.heads`); which order that gives rests on the code, not on
         names.  A scaled query keeps its scale instead.
         """
-        if any(arg.keyword or arg.star for arg in args) or isinstance(receiver, _ScaledTensor):
+        if any(arg.keyword or arg.star for arg in args) or isinstance(receiver, ScaledTensor):
             return None
         sizes = [arg.value for arg in args]
         origin = Origin(node, "")
@@ -3323,13 +3076,13 @@ class Interpreter:
             and int_literal(sizes[0]) != -1
             and (int_literal(sizes[1]) == -1 or _length(sizes[1], values[1]) or _second(sizes[1]))
         ):
-            return _Tensor(
+            return Tensor(
                 origin,
-                sizes=tuple(_Dim(origin) for _ in sizes),
+                sizes=tuple(Dim(origin) for _ in sizes),
                 axes=heads.SPLIT,
                 split=(self.code(sizes[0]), self.code(sizes[2])),
             )
-        if not isinstance(receiver, (_Tensor, _Transposed)) or receiver.axes is None:
+        if not isinstance(receiver, (Tensor, Transposed)) or receiver.axes is None:
             return None
         if len(sizes) != 3 or receiver.split is None:
             return None
@@ -3341,9 +3094,11 @@ class Interpreter:
         order = heads.major(receiver.axes)
         if order is None:
             return None
-        return _Tensor(origin, sizes=tuple(_Dim(origin) for _ in sizes), major=order)
+        return Tensor(origin, sizes=tuple(Dim(origin) for _ in sizes), major=order)
 
-    def baddbmm(self, node: ast.Call, values: list[_Any | None], *, method: bool) -> Scores | None:
+    def baddbmm(
+        self, node: ast.Call, values: list[AnyValue | None], *, method: bool
+    ) -> Scores | None:
         """``torch.baddbmm(bias, q, kᵀ, beta=0.0, alpha=scale)``: [B·H, L, S] scores times alpha.
 
         BLOOM's and GPT-NeoX's form: the keys transposed, or named for keys (laid out
@@ -3354,7 +3109,7 @@ class Interpreter:
         key_arg, key = self.argument(node, values, shift + 1, "batch2")
         if query_arg is None or key_arg is None:
             return None
-        if not isinstance(key, _Transposed) and _role(last_name(key_arg.value)) != "key":
+        if not isinstance(key, Transposed) and _role(last_name(key_arg.value)) != "key":
             return None
         origin = Origin(node, "")
         scores = Scores(origin, scaled=_scaled(query) or _scaled(key), ndim=3)
@@ -3366,7 +3121,7 @@ class Interpreter:
         return self.scaled(scores, alpha, alpha_arg.value, divide=False)
 
     def query_key(
-        self, origin: Origin, query: _Any | None, key: _Transposed, ndim: int | None
+        self, origin: Origin, query: AnyValue | None, key: Transposed, ndim: int | None
     ) -> Scores:
         """``q @ kᵀ``: the scores, and the checks of a scale either side carries."""
         orders = {_major(side) for side in (query, key)} - {None}
@@ -3381,7 +3136,7 @@ class Interpreter:
         # single head's width is its head size
         parted = any(map(_parted, (query, key))) or self.splits_heads()
         for side in (query, key):
-            carried = side.scale if isinstance(side, (_ScaledTensor, _Transposed)) else None
+            carried = side.scale if isinstance(side, (ScaledTensor, Transposed)) else None
             if isinstance(side, Scale) and side.width is not None:
                 # `q = q * self.scale` of a query the pass does not know: the scale it carries
                 carried = (side, side.origin.node, False)
@@ -3393,7 +3148,7 @@ class Interpreter:
     def scaled(
         self,
         scores: Scores,
-        scale: _Any | None,
+        scale: AnyValue | None,
         node: ast.AST,
         *,
         divide: bool,
@@ -3412,7 +3167,7 @@ class Interpreter:
         )
 
     def scale_check(
-        self, scale: _Any | None, node: ast.AST, *, divide: bool, parted: bool | None = None
+        self, scale: AnyValue | None, node: ast.AST, *, divide: bool, parted: bool | None = None
     ) -> None:
         """A scale of the wrong power, or built from the width in multi-head code."""
         if not isinstance(scale, Scale):
@@ -3443,11 +3198,11 @@ class Interpreter:
     def masked_fill(
         self,
         node: ast.Call,
-        target: _Any | None,
+        target: AnyValue | None,
         args: list[Arg],
-        values: list[_Any | None],
+        values: list[AnyValue | None],
         func: ast.AST,
-    ) -> _Any | None:
+    ) -> AnyValue | None:
         """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
         mask = values[0] if values else None
         if isinstance(mask, Mask) and isinstance(target, Scores):
@@ -3455,7 +3210,7 @@ class Interpreter:
             self.tiling_check(target, mask)
         fill = values[1] if len(values) >= 2 else None
         fixable: Hit | None = None
-        if isinstance(mask, _Tensor | _Param) or (mask is None and args):
+        if isinstance(mask, Tensor | Param) or (mask is None and args):
             self.refine_boolean(args[0].value)
         if (
             isinstance(target, Mask)
@@ -3496,7 +3251,7 @@ class Interpreter:
                 return target
             return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
         if not isinstance(fill, Const):
-            held = fill.holds if isinstance(fill, _Tensor) else None
+            held = fill.holds if isinstance(fill, Tensor) else None
             if (
                 isinstance(mask, Mask)
                 and held is not None
@@ -3512,7 +3267,7 @@ class Interpreter:
             if (
                 _overflows_float16(fill)
                 and not _float32(func)
-                and not (isinstance(target, (_Tensor, Scores)) and target.wide)
+                and not (isinstance(target, (Tensor, Scores)) and target.wide)
                 and self.attention_context(target, mask, node)
             ):
                 rewrite = self.finfo_fix(node, func)
@@ -3529,7 +3284,7 @@ class Interpreter:
                     # then, and nothing turns a fully masked row's values into another result)
                     self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
-                built = isinstance(target, _Tensor) and (target.zero_one or target.holds)
+                built = isinstance(target, Tensor) and (target.zero_one or target.holds)
                 self.penalty_sink(
                     mask,
                     args[0],
@@ -3588,7 +3343,7 @@ class Interpreter:
         self.pending[id(node)] = found
         return dataclasses.replace(scores, masked=True, late=Origin(node, ""))
 
-    def where(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+    def where(self, node: ast.Call, values: list[AnyValue | None]) -> AnyValue | None:
         """``torch.where``: a NaN guard, or :meth:`where_value` and the query row it empties."""
         args = self.args(node)
         condition, *branches = values
@@ -3601,7 +3356,7 @@ class Interpreter:
         if zeroed is not None:
             return zeroed
         result = self.where_value(node, values)
-        held = [b.holds if isinstance(b, _Tensor) and b.holds is not None else b for b in branches]
+        held = [b.holds if isinstance(b, Tensor) and b.holds is not None else b for b in branches]
         for at, where_true in ((1, False), (0, True)):
             row = self.row_left_empty(condition, held[at], where=where_true)
             if row is None:
@@ -3715,7 +3470,7 @@ class Interpreter:
             return node
         return statement.value
 
-    def where_value(self, node: ast.Call, values: list[_Any | None]) -> _Any | None:
+    def where_value(self, node: ast.Call, values: list[AnyValue | None]) -> AnyValue | None:
         """``torch.where(mask, scores, -1e9)``: a Python number takes the tensor's dtype.
 
         ``torch.where(m, 0.0, -inf)`` is an additive mask that keeps where ``m`` is True;
@@ -3733,7 +3488,7 @@ class Interpreter:
                 and _overflows_float16(value)
                 # two Python numbers give float32, where the value fits
                 and not both
-                and not (isinstance(other, (_Tensor, Mask)) and other.wide)
+                and not (isinstance(other, (Tensor, Mask)) and other.wide)
             ):
                 self.hit(
                     "AM202",
@@ -3752,7 +3507,7 @@ class Interpreter:
             return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
         # a tensor filled with one constant (torch.full_like(s, -inf)) penalises as that constant
         constants = [
-            b.holds if isinstance(b, _Tensor) and b.holds is not None else b for b in branches
+            b.holds if isinstance(b, Tensor) and b.holds is not None else b for b in branches
         ]
         penalties = [
             isinstance(value, Const) and (value.value <= PENALTY or value.finfo)
@@ -3799,13 +3554,13 @@ class Interpreter:
             penalty = branches[0] if penalties[0] else branches[1]
             assert isinstance(penalty, Const)
             if _overflows_float16(penalty):
-                return _Tensor(Origin(node, ""), "float", wide=True, holds=penalty)
+                return Tensor(Origin(node, ""), "float", wide=True, holds=penalty)
             return Mask("additive", Origin(node, ""), dtype="float", finfo_terms=int(penalty.finfo))
         if both:
             held = next(
                 (v for v in branches if isinstance(v, Const) and _overflows_float16(v)), None
             )
-            return _Tensor(Origin(node, ""), "float", wide=True, holds=held)
+            return Tensor(Origin(node, ""), "float", wide=True, holds=held)
         kept_mask = next((value for value in branches if isinstance(value, Mask)), None)
         if kept_mask is not None and any(isinstance(value, Const) for value in branches):
             # the mask where the condition holds, a constant elsewhere: its values stay
@@ -3821,10 +3576,12 @@ class Interpreter:
         """A tensor of zeros or ones changed in place to what may be other numbers."""
         if isinstance(node, ast.Name):
             found = self.lookup(node.id)
-            if isinstance(found, _Tensor) and found.zero_one:
+            if isinstance(found, Tensor) and found.zero_one:
                 self.scopes[-1][node.id] = dataclasses.replace(found, zero_one=False)
 
-    def index_fill(self, target: ast.Subscript, value: _Any | None, value_node: ast.AST) -> None:
+    def index_fill(
+        self, target: ast.Subscript, value: AnyValue | None, value_node: ast.AST
+    ) -> None:
         """``X[~mask] = -1e6``: the same conversion to X's dtype as masked_fill's."""
         index = target.slice
         before = self.ev(target.value)
@@ -3852,7 +3609,7 @@ class Interpreter:
             self.bind(target.value, dataclasses.replace(base, nan_at=None))
             return
         if (
-            isinstance(base, _Tensor)
+            isinstance(base, Tensor)
             and base.dtype in ("float", "bool")
             and base.holds is None
             and value.value in (0.0, 1.0)
@@ -3863,7 +3620,7 @@ class Interpreter:
             self.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
             return
         if (
-            isinstance(before, _Tensor)
+            isinstance(before, Tensor)
             and before.zero_one
             and before.dtype == "float"
             and (value.value <= PENALTY or value.finfo)
@@ -3978,13 +3735,13 @@ class Interpreter:
             scores, pending=(*scores.pending, found), fixable=None, penalised=None
         )
 
-    def row_set(self, target: ast.Subscript, base: _Any | None, value: Const) -> Mask | None:
+    def row_set(self, target: ast.Subscript, base: AnyValue | None, value: Const) -> Mask | None:
         """One query row set whole to what the rest of the tensor does not hold.
 
         ``m[0, 0, 2, :] = False`` on ones, ``bias[..., 2, :] = -inf`` on zeros.
         """
         if not (
-            isinstance(base, _Tensor)
+            isinstance(base, Tensor)
             and base.zero_one
             and base.dtype in ("float", "bool")
             and isinstance(target.value, ast.Name)
@@ -3999,8 +3756,8 @@ class Interpreter:
         return None
 
     def positions_method(
-        self, positions: _Positions, method: str, node: ast.Call, values: list[_Any | None]
-    ) -> _Any | None:
+        self, positions: Positions, method: str, node: ast.Call, values: list[AnyValue | None]
+    ) -> AnyValue | None:
         """``i.unsqueeze(-1)``, ``i.expand(B, -1)``, ``i.lt(n)``: moved, kept, compared."""
         args = self.args(node)
         if method in _COMPARISONS and len(args) == 1:
@@ -4018,29 +3775,29 @@ class Interpreter:
             return None
         sizes = [int_literal(arg.value) for arg in args]
         if method == "unsqueeze" and sizes in ([1], [-1]):
-            return _Positions(Origin(node, ""), "rows", positions.offset)
+            return Positions(Origin(node, ""), "rows", positions.offset)
         if method == "unsqueeze" and sizes == [0]:
-            return _Positions(Origin(node, ""), "cols", positions.offset)
+            return Positions(Origin(node, ""), "cols", positions.offset)
         if ops.moves(method, "reshape") and sizes == [-1, 1]:
-            return _Positions(Origin(node, ""), "rows", positions.offset)
+            return Positions(Origin(node, ""), "rows", positions.offset)
         if ops.moves(method, "reshape") and sizes == [1, -1]:
-            return _Positions(Origin(node, ""), "cols", positions.offset)
+            return Positions(Origin(node, ""), "cols", positions.offset)
         return None
 
     def relative_compared(
         self,
         node: ast.Compare,
-        left: _Any | None,
-        right: _Any | None,
+        left: AnyValue | None,
+        right: AnyValue | None,
         right_node: ast.AST,
         operator: type[ast.cmpop],
     ) -> Mask | None:
         """``rel < 0`` of ``rel = j - i``: ``j < i + 0``, read as positions compared."""
-        if isinstance(right, _Relative):
+        if isinstance(right, Relative):
             left, right = right, left
             operator = _MIRRORED.get(operator, operator)
             right_node = node.left
-        if not isinstance(left, _Relative) or isinstance(right, _Relative):
+        if not isinstance(left, Relative) or isinstance(right, Relative):
             return None
         bound = int_literal(right_node)
         offset = None if bound is None or left.minus.offset is None else left.minus.offset + bound
@@ -4050,8 +3807,8 @@ class Interpreter:
     def positions_compared(
         self,
         node: ast.AST,
-        left_side: tuple[_Any | None, ast.AST],
-        right_side: tuple[_Any | None, ast.AST],
+        left_side: tuple[AnyValue | None, ast.AST],
+        right_side: tuple[AnyValue | None, ast.AST],
         operator: type[ast.cmpop],
     ) -> Mask | None:
         """A comparison of positions: a triangle, or a ``[B, S]`` mask of lengths.
@@ -4065,13 +3822,13 @@ class Interpreter:
         meaning, its rank unknown.
         """
         origin = Origin(node, "a comparison of positions")
-        if not isinstance(left_side[0], _Positions):
+        if not isinstance(left_side[0], Positions):
             left_side, right_side = right_side, left_side
             operator = _MIRRORED.get(operator, operator)
         left, right = left_side[0], right_side[0]
         right_node = right_side[1]
-        assert isinstance(left, _Positions)
-        if isinstance(right, _Positions):
+        assert isinstance(left, Positions)
+        if isinstance(right, Positions):
             if {left.axis, right.axis} != {"rows", "cols"}:
                 return None
             if left.axis == "cols":
@@ -4100,7 +3857,7 @@ class Interpreter:
         # a Boolean mask of the keys, its rank unknown
         return Mask("mask", origin, "bool", meaning=meaning)
 
-    def rows_joined(self, node: ast.Call, parts: list[_Any | None]) -> Mask | None:
+    def rows_joined(self, node: ast.Call, parts: list[AnyValue | None]) -> Mask | None:
         """``torch.cat([mask, torch.zeros(1, S, dtype=torch.bool)])``: whole rows of one value.
 
         A 2-D block of zeros (or ones) joined to a mask along its first axis adds rows that
@@ -4116,7 +3873,7 @@ class Interpreter:
             if part is mask:
                 continue
             if not (
-                isinstance(part, _Tensor)
+                isinstance(part, Tensor)
                 and part.zero_one
                 and part.sizes is not None
                 and len(part.sizes) == 2
@@ -4145,7 +3902,7 @@ class Interpreter:
         )
 
     def row_left_empty(
-        self, mask: _Any | None, penalty: _Any | None, *, where: bool
+        self, mask: AnyValue | None, penalty: AnyValue | None, *, where: bool
     ) -> Origin | None:
         """Where ``mask`` was built with a query row that ``penalty`` (-inf) fills entirely.
 
@@ -4180,17 +3937,19 @@ class Interpreter:
         picked = _pair_side(condition)
         return len(bases) == 1 and picked == (f"~{next(iter(bases))}", "query")
 
-    def nan_guard(self, weights: _Any | None) -> _Any | None:
+    def nan_guard(self, weights: AnyValue | None) -> AnyValue | None:
         """Weights whose NaN rows are flushed (``nan_to_num``, ``torch.where(w.isnan(), 0, w)``)."""
         if isinstance(weights, Weights) and weights.nan_at is not None:
             self.pending.pop(id(weights.nan_at.node), None)
             return dataclasses.replace(weights, nan_at=None)
-        if isinstance(weights, _Attended):
+        if isinstance(weights, Attended):
             self.pending.pop(id(weights.nan_at.node), None)  # the outputs flushed
             return UNKNOWN
         return None
 
-    def attention_context(self, target: _Any | None, mask: _Any | None, node: ast.Call) -> bool:
+    def attention_context(
+        self, target: AnyValue | None, mask: AnyValue | None, node: ast.Call
+    ) -> bool:
         """Whether a fill is of attention scores or a mask, as far as the code or names show."""
         if isinstance(target, (Scores, Mask)) or isinstance(mask, (Mask, Scores)):
             return True
@@ -4233,9 +3992,9 @@ class Interpreter:
         self,
         node: ast.Call,
         qualified: str | None,
-        receiver: _Any | None,
-        values: list[_Any | None],
-    ) -> _Any | None:
+        receiver: AnyValue | None,
+        values: list[AnyValue | None],
+    ) -> AnyValue | None:
         """``tril`` / ``triu``: a triangular mask and its diagonal."""
         func = node.func
         lower = (qualified or "").endswith("tril") or (
@@ -4247,15 +4006,15 @@ class Interpreter:
         diagonal = self.diagonal_of(node)
         if diagonal is None:
             return None
-        dtype = source.dtype if isinstance(source, _Tensor) else None
+        dtype = source.dtype if isinstance(source, Tensor) else None
         if "bool" in self.code(node):
             dtype = "bool"
-        if isinstance(source, _Tensor) and source.sizes and len(source.sizes) >= 2:
+        if isinstance(source, Tensor) and source.sizes and len(source.sizes) >= 2:
             self.alignment_check(node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower)
         triangle = Triangle(lower=lower, diagonal=diagonal)
         name = "tril" if lower else "triu"
         if (
-            isinstance(source, _Tensor)
+            isinstance(source, Tensor)
             and source.holds is not None
             and (source.holds.value <= PENALTY or source.holds.finfo)
         ):
@@ -4294,15 +4053,15 @@ class Interpreter:
         written = self.diagonal_argument(node)
         return 0 if written is None else int_literal(written)
 
-    def triangle_indices(self, node: ast.Call, lower: bool) -> _Tuple | None:
+    def triangle_indices(self, node: ast.Call, lower: bool) -> TupleValue | None:
         """``torch.triu_indices(L, S, offset)``: the rows and the columns of a triangle."""
         offset = self.diagonal_of(node)
         if offset is None:
             return None
         origin = Origin(node, f"{'tril' if lower else 'triu'}_indices(…, offset={offset})")
         triangle = Triangle(lower=lower, diagonal=offset)
-        return _Tuple(
-            origin, (_TriangleIndex(origin, triangle, 0), _TriangleIndex(origin, triangle, 1))
+        return TupleValue(
+            origin, (TriangleIndex(origin, triangle, 0), TriangleIndex(origin, triangle, 1))
         )
 
     def indexed_triangle(self, index: ast.AST) -> Mask | None:
@@ -4321,8 +4080,8 @@ class Interpreter:
             return None
         rows, cols = self.ev(rows_node), self.ev(cols_node)
         if not (
-            isinstance(rows, _TriangleIndex)
-            and isinstance(cols, _TriangleIndex)
+            isinstance(rows, TriangleIndex)
+            and isinstance(cols, TriangleIndex)
             and rows.origin.node is cols.origin.node
             and {rows.axis, cols.axis} == {0, 1}
         ):
@@ -4347,11 +4106,11 @@ class Interpreter:
                 return
             cuts.append(self.ev(element.upper))
         height, width = cuts
-        if isinstance(height, _Dim) and isinstance(width, _Dim):
+        if isinstance(height, Dim) and isinstance(width, Dim):
             self.alignment_check(node, height, width, triangle.diagonal, lower=triangle.lower)
 
     def alignment_check(
-        self, node: ast.AST, rows: _Dim, columns: _Dim, diagonal: int, *, lower: bool
+        self, node: ast.AST, rows: Dim, columns: Dim, diagonal: int, *, lower: bool
     ) -> None:
         """AM305: a causal triangle laid on L × S (queries × keys) at the top-left diagonal."""
         causal = (lower and diagonal == 0) or (not lower and diagonal == 1)
@@ -4397,15 +4156,15 @@ class Interpreter:
                 return "float" if "float" in text or "half" in text else None
         return None if like else "float"
 
-    def convert(self, mask: Mask, node: ast.Call) -> _Any | None:
+    def convert(self, mask: Mask, node: ast.Call) -> AnyValue | None:
         """``mask.to(dtype)`` / ``mask.type(dtype)``: the mask's new dtype."""
         text = " ".join(self.code(arg.value) for arg in self.args(node))
         if "bool" in text:
-            return _retype(mask, "bool", Origin(node, ""))
+            return retype(mask, "bool", Origin(node, ""))
         if any(word in text for word in ("float", "half", "bfloat16", "double", "dtype")):
-            return _retype(mask, "float", Origin(node, ""))
+            return retype(mask, "float", Origin(node, ""))
         if any(word in text for word in ("long", "int", "uint8")):
-            return _retype(mask, "int", Origin(node, ""))
+            return retype(mask, "int", Origin(node, ""))
         return mask
 
     def unknown_mask(self, func: ast.AST) -> Mask | None:
@@ -4522,10 +4281,10 @@ class Interpreter:
         node: ast.Call,
         method: str | None,
         qualified: str | None,
-        receiver: _Any | None,
+        receiver: AnyValue | None,
         args: list[Arg],
-        values: list[_Any | None],
-    ) -> _Any | None:
+        values: list[AnyValue | None],
+    ) -> AnyValue | None:
         """The parts of ``exp(s - s.amax(-1, keepdim=True))`` / its ``sum(-1, keepdim=True)``.
 
         A reduction of the scores (max, amax, logsumexp), kept through ``.detach()`` and through
@@ -4539,16 +4298,16 @@ class Interpreter:
         )
         name = short if qualified else method
         if name in _REDUCTIONS and isinstance(subject, Scores):
-            return _RowConst(origin)
-        if method == "detach" and isinstance(receiver, _RowConst):
+            return RowConst(origin)
+        if method == "detach" and isinstance(receiver, RowConst):
             return receiver
         if name in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max") and any(
-            isinstance(value, _RowConst) for value in (receiver, *values)
+            isinstance(value, RowConst) for value in (receiver, *values)
         ):
-            return _RowConst(origin)
+            return RowConst(origin)
         if name == "exp" and isinstance(subject, Scores):
-            return _Exp(origin, subject)
-        if method == "sum" and isinstance(receiver, _Exp):
+            return Exp(origin, subject)
+        if method == "sum" and isinstance(receiver, Exp):
             dim_arg = next(
                 (
                     a
@@ -4558,7 +4317,7 @@ class Interpreter:
                 None,
             )
             if dim_arg is not None:
-                return _ExpSum(origin, receiver, int_literal(dim_arg.value), dim_arg.value)
+                return ExpSum(origin, receiver, int_literal(dim_arg.value), dim_arg.value)
         return None
 
     def top_k(self, scores: Scores) -> None:
@@ -4573,7 +4332,7 @@ class Interpreter:
                 self.hits.append(pending)
 
     def head_split_check(
-        self, linear: Origin, node: ast.Call, args: list[Arg], values: list[_Any | None]
+        self, linear: Origin, node: ast.Call, args: list[Arg], values: list[AnyValue | None]
     ) -> None:
         """AM803: an ``nn.Linear``'s output viewed with the heads before its positions.
 
@@ -4585,7 +4344,7 @@ class Interpreter:
         """
         if len(args) == 1 and isinstance(args[0].value, (ast.Tuple, ast.List)):
             sizes = list(args[0].value.elts)
-            known: list[_Any | None] = [None] * len(sizes)
+            known: list[AnyValue | None] = [None] * len(sizes)
         elif all(arg.keyword is None and not arg.star for arg in args):
             sizes = [arg.value for arg in args]
             known = list(values)
@@ -4617,7 +4376,7 @@ class Interpreter:
 
     def mask_mod(self, node: ast.AST) -> None:
         """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
-        function: _Function | ast.Lambda | None = None
+        function: FunctionNode | ast.Lambda | None = None
         if isinstance(node, ast.Lambda):
             function = node
         elif isinstance(node, ast.Name):
@@ -4871,7 +4630,7 @@ def _frees_the_diagonal(*terms: Mask) -> bool:
     return False
 
 
-def _padding_name_as_attn_mask(argument: apis.Argument, value: _Any | None) -> bool:
+def _padding_name_as_attn_mask(argument: apis.Argument, value: AnyValue | None) -> bool:
     """Whether a padding mask by its name goes where an ``attn_mask`` is read.
 
     A ``[B, S]`` padding mask cannot be an ``attn_mask`` (``[L, S]`` or ``[B·H, L, S]``): where
@@ -4882,7 +4641,7 @@ def _padding_name_as_attn_mask(argument: apis.Argument, value: _Any | None) -> b
     )
 
 
-def _guard(test: ast.AST) -> _Guard | None:
+def _guard(test: ast.AST) -> Guard | None:
     """What an ``if`` test says about a name's dtype, or None.
 
     ``(name, "bool" | "float", positive)`` for ``name.dtype == torch.bool`` (``is``, ``!=``,
@@ -4937,7 +4696,7 @@ helper that one calls with what it was given)."""
 class _Sites:
     """The module's functions by id, and for each the calls of it the module shows."""
 
-    functions: dict[int, _Function]
+    functions: dict[int, FunctionNode]
     calls: dict[int, set[int]]
 
 
@@ -4952,7 +4711,7 @@ def _call_sites(tree: ast.Module) -> _Sites:
     class of the module extends or that ``super()`` reaches, and for a ``forward`` whose class
     is instantiated more than once or other than into ``self.attr`` (a list of layers).
     """
-    functions: dict[int, _Function] = {}
+    functions: dict[int, FunctionNode] = {}
     owner: dict[int, ast.ClassDef] = {}
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
@@ -5066,7 +4825,7 @@ def _call_sites(tree: ast.Module) -> _Sites:
 
 def _parted(side: object) -> bool:
     """Whether a query or key shows its heads split off (a view with a head count)."""
-    return isinstance(side, (_Tensor, _Transposed)) and (side.axes is not None or bool(side.major))
+    return isinstance(side, (Tensor, Transposed)) and (side.axes is not None or bool(side.major))
 
 
 def _size_nodes(args: Sequence[Arg]) -> list[ast.AST]:
@@ -5186,22 +4945,22 @@ def _informative(value: object) -> bool:
         return True
     if isinstance(value, Scores):
         return value.penalised is not None  # what a helper's softcap does to the penalty
-    if isinstance(value, _Tensor):
+    if isinstance(value, Tensor):
         return value.dtype == "int" or value.sizes is not None or value.holds is not None
-    if isinstance(value, _Transposed):
+    if isinstance(value, Transposed):
         return value.sizes is not None  # heads split off: the scores' rank
-    return isinstance(value, _Dim) and (
+    return isinstance(value, Dim) and (
         value.role is not None or value.value is not None or value.cache is not None
     )
 
 
-def _inside(node: ast.AST, function: _Function | ast.ClassDef) -> bool:
+def _inside(node: ast.AST, function: FunctionNode | ast.ClassDef) -> bool:
     """Whether a node lies in a function's (or class's) body (a caller's line does not)."""
     line: int = node.lineno  # type: ignore[attr-defined]
     return function.lineno <= line <= (function.end_lineno or function.lineno)
 
 
-def _hoisted(body: Sequence[ast.stmt]) -> dict[str, _Function]:
+def _hoisted(body: Sequence[ast.stmt]) -> dict[str, FunctionNode]:
     """The functions a block defines at its top level, by name (the last definition wins)."""
     return {
         statement.name: statement
@@ -5210,7 +4969,7 @@ def _hoisted(body: Sequence[ast.stmt]) -> dict[str, _Function]:
     }
 
 
-def _conjuncts(test: ast.AST) -> list[_Guard]:
+def _conjuncts(test: ast.AST) -> list[Guard]:
     """What each term of ``a and b and …`` says (all of them hold where the test is true)."""
     terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
     return [guard for guard in map(_guard, terms) if guard is not None]
@@ -5221,16 +4980,16 @@ def _leaves(body: Sequence[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
-def _parameters(node: _Function) -> dict[str, _Any]:
+def _parameters(node: FunctionNode) -> dict[str, AnyValue]:
     arguments = node.args
-    found: dict[str, _Any] = {}
+    found: dict[str, AnyValue] = {}
     for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
         text = "" if arg.annotation is None else " ".join(names_in(arg.annotation))
         boolean = "BoolTensor" in text or text.startswith("Bool")
         found[arg.arg] = BOOL_PARAM if boolean else PARAM
         if LENGTH_NAMES.fullmatch(arg.arg):
             # a length named for its sequence: `q_len`, `kv_len`
-            found[arg.arg] = _Dim(Origin(arg, f"`{arg.arg}` by its name"), _role(arg.arg))
+            found[arg.arg] = Dim(Origin(arg, f"`{arg.arg}` by its name"), _role(arg.arg))
     return found
 
 
@@ -5266,7 +5025,7 @@ _LENGTH = re.compile(r"_*(seq_?len(gth)?|length|len|num_tokens|n_?tokens|n|t|l)"
 
 def _length(node: ast.AST, value: object) -> bool:
     """A sequence length: by its name (``seq_len``, ``n`` as einops writes it) or its tensor."""
-    if isinstance(value, _Dim) and value.role is not None:
+    if isinstance(value, Dim) and value.role is not None:
         return True
     name = last_name(node)
     return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
@@ -5275,7 +5034,7 @@ def _length(node: ast.AST, value: object) -> bool:
 _REDUCTIONS = ("max", "amax", "logsumexp")
 
 
-def _a_row(index: ast.AST, sizes: tuple[_Dim, ...] | None) -> bool:
+def _a_row(index: ast.AST, sizes: tuple[Dim, ...] | None) -> bool:
     """``[0, 0, 2, :]``, ``[..., 2, :]``, ``[1, 0]`` of 3-D sizes: one query row, every key.
 
     The axis before the keys is picked by a number or a name, the keys' axis is whole (written
@@ -5416,8 +5175,8 @@ def _batch_size(node: ast.AST) -> bool:
 
 
 def _unbound(
-    receiver: _Tensor | _Transposed, shape: tuple[_Dim, ...], args: list[Arg], origin: Origin
-) -> _Any | None:
+    receiver: Tensor | Transposed, shape: tuple[Dim, ...], args: list[Arg], origin: Origin
+) -> AnyValue | None:
     """``x.unbind(a)``: the parts along axis ``a`` (timm's ``qkv.unbind(0)`` of [3, B, H, N, d]).
 
     As many parts as the axis is long, where that is known; else a tensor with that axis moved
@@ -5429,12 +5188,12 @@ def _unbound(
         return None
     axis %= rank
     count = shape[axis].value
-    dtype = receiver.dtype if isinstance(receiver, _Tensor) else None
-    wide = isinstance(receiver, _Tensor) and receiver.wide
+    dtype = receiver.dtype if isinstance(receiver, Tensor) else None
+    wide = isinstance(receiver, Tensor) and receiver.wide
     rest = shape[:axis] + shape[axis + 1 :]
     if count is not None and count <= 16:
-        return _Tuple(origin, (_Tensor(origin, dtype, wide, sizes=rest),) * count)
-    return _Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
+        return TupleValue(origin, (Tensor(origin, dtype, wide, sizes=rest),) * count)
+    return Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
 
 
 def _head_size(node: ast.AST) -> bool:
@@ -5491,21 +5250,21 @@ def _role(name: str | None) -> str | None:
     return None
 
 
-def _as_dim(value: object, node: ast.AST) -> _Dim:
-    """A constructor's size as a :class:`_Dim`: a literal, a size read before, or unknown."""
-    if isinstance(value, _Dim):
+def _as_dim(value: object, node: ast.AST) -> Dim:
+    """A constructor's size as a :class:`Dim`: a literal, a size read before, or unknown."""
+    if isinstance(value, Dim):
         return value
     if isinstance(value, Const) and value.value == int(value.value):
-        return _Dim(Origin(node, ""), None, int(value.value))
-    return _Dim(Origin(node, ""))
+        return Dim(Origin(node, ""), None, int(value.value))
+    return Dim(Origin(node, ""))
 
 
-def _returned(returned: list[_Any | None]) -> _Any | None:
+def _returned(returned: list[AnyValue | None]) -> AnyValue | None:
     """What every ``return`` of a function agrees on (None when nothing is known)."""
     if not returned:
         return None
-    value = _shared([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
-    return None if isinstance(value, (_Unknown, _Param)) else value
+    value = join([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
+    return None if isinstance(value, (Unknown, Param)) else value
 
 
 def _narrowest_overflowed(const: Const) -> str:
@@ -5584,7 +5343,7 @@ def _unknown_condition(value: object, node: ast.AST, branches: list[ast.expr]) -
     branch reads, is not a mask.
     """
     return (
-        (value is None or isinstance(value, _Param))
+        (value is None or isinstance(value, Param))
         and not isinstance(node, (ast.Compare, ast.BoolOp))
         and not identifiers(node) & set().union(*map(identifiers, branches))
     )
@@ -5611,18 +5370,8 @@ def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
             node = node.func.value
     return (
         isinstance(node, ast.Name)
-        and isinstance(lookup(node.id), _Param)
+        and isinstance(lookup(node.id), Param)
         and node.id.lower().strip("_").endswith("mask")
-    )
-
-
-def _zero_one(value: object) -> bool:
-    """A 0/1 mask (not an additive one, not known only by its name)."""
-    return (
-        isinstance(value, Mask)
-        and value.kind == "mask"
-        and not value.by_name
-        and value.dtype in ("float", "int", "bool")
     )
 
 
@@ -5640,7 +5389,7 @@ def _number(value: float) -> str:
     return text.replace("e+", "e")
 
 
-def _masked(target: _Any | None) -> _Any | None:
+def _masked(target: AnyValue | None) -> AnyValue | None:
     return dataclasses.replace(target, masked=True) if isinstance(target, Scores) else None
 
 
@@ -5673,7 +5422,7 @@ def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
 
 def _made_of_ones(value: object) -> bool:
     """A tensor made by ``torch.ones`` / ``torch.ones_like`` and not changed since."""
-    if not isinstance(value, _Tensor) or not value.zero_one:
+    if not isinstance(value, Tensor) or not value.zero_one:
         return False
     made = value.origin.node
     return isinstance(made, ast.Call) and last_name(made.func) in ("ones", "ones_like")
@@ -5717,90 +5466,7 @@ def _key_columns(index: ast.AST) -> bool:
     return whole and narrowed
 
 
-def _ones_set_or_not(values: Sequence[object]) -> bool:
-    """One 0/1 mask of unknown meaning on some paths, the 0/1 tensor it was set in on the rest."""
-    masks = [value for value in values if isinstance(value, Mask)]
-    return (
-        bool(masks)
-        and all(
-            isinstance(value, Mask) or (isinstance(value, _Tensor) and value.zero_one)
-            for value in values
-        )
-        and all(_zero_one(mask) and mask.meaning is None and mask == masks[0] for mask in masks)
-    )
-
-
-def _shared(states: list[dict[str, _Any]]) -> dict[str, _Any]:
-    """What the states agree on, name by name; a name they disagree on is UNKNOWN.
-
-    Scores stay scores on every path: scaled if scaled on all, masked if masked on any, with
-    the pending findings of each.
-    """
-    joined: dict[str, _Any] = {}
-    for name in dict.fromkeys(name for state in states for name in state):
-        values = [state.get(name) for state in states]
-        if all(value is NONE for value in values):
-            joined[name] = NONE
-            continue
-        values = [value for value in values if value is not NONE]
-        first = values[0]
-        if all(value is first for value in values):
-            if first is not None:
-                joined[name] = first
-        elif isinstance(first, Mask) and all(
-            isinstance(value, Mask) and value.but(origin=first.origin) == first for value in values
-        ):
-            joined[name] = first
-        elif _ones_set_or_not(values):
-            # torch.zeros(...) with ones set in a loop that may not run: a 0/1 mask either way
-            joined[name] = next(value for value in values if isinstance(value, Mask))
-        elif any(isinstance(value, KeyCat) for value in values):
-            cat = next(value for value in values if isinstance(value, KeyCat))
-            joined[name] = dataclasses.replace(
-                cat, maybe=not all(isinstance(value, KeyCat) for value in values) or cat.maybe
-            )
-        elif all(isinstance(value, Scores) for value in values) or (
-            any(isinstance(value, Scores) and value.pending for value in values)
-            and all(
-                isinstance(value, (Scores, _Tensor, _ScaledTensor, _Transposed, _Param))
-                or value is None
-                for value in values
-            )
-        ):
-            # scores on every path, or scores with a finding on one path and a plain tensor
-            # on the other: the finding holds on its path
-            scores = [value for value in values if isinstance(value, Scores)]
-            pending = tuple(dict.fromkeys(hit for one in scores for hit in one.pending))
-            joined[name] = dataclasses.replace(
-                scores[0],
-                scaled=all(one.scaled for one in scores),
-                ndim=scores[0].ndim if all(one.ndim == scores[0].ndim for one in scores) else None,
-                masked=any(one.masked for one in scores),
-                pending=pending,
-                # a penalty on every path: one taken on some paths only may be taken again on
-                # the same paths after a softcap, which the join cannot tell
-                penalised=scores[0].penalised if all(one.penalised for one in scores) else None,
-            )
-        else:
-            joined[name] = UNKNOWN
-    return joined
-
-
-def _retype(value: _Any | None, dtype: str, origin: Origin) -> _Any | None:
-    if not isinstance(value, Mask):
-        return None
-    if value.kind == "additive" and dtype == "bool":
-        return Mask(
-            "mask",
-            origin,
-            "bool",
-            true_set=value.true_set,
-            meaning="forbidden" if value.true_set is None else None,
-        )
-    return value.but(dtype=dtype) if value.kind == "mask" else value
-
-
-def _einsum(args: list[Arg], values: list[_Any | None], origin: Origin) -> _Any | None:
+def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> AnyValue | None:
     equation = string_literal(args[0].value) if len(args) == 3 else None
     if equation is None:
         return None
@@ -5867,8 +5533,8 @@ _KEEPS_POSITIONS = frozenset(
 
 
 def _positions_subscript(
-    positions: _Positions, elements: Sequence[ast.expr], node: ast.AST
-) -> _Positions | None:
+    positions: Positions, elements: Sequence[ast.expr], node: ast.AST
+) -> Positions | None:
     """Positions subscripted: which axis they are on now.
 
     ``i[None, :]`` / ``i[None]``: on the key axis; ``i[:, None]`` / ``i[..., None]``: on
@@ -5883,9 +5549,9 @@ def _positions_subscript(
         offset = None if shift is None or positions.offset is None else positions.offset + shift
         return dataclasses.replace(positions, origin=origin, offset=offset)
     if len(elements) == 1 and is_none(elements[0]):
-        return _Positions(origin, "cols", positions.offset)
+        return Positions(origin, "cols", positions.offset)
     if len(elements) == 2 and is_none(elements[0]) and _whole(elements[1]):
-        return _Positions(origin, "cols", positions.offset)
+        return Positions(origin, "cols", positions.offset)
     if (
         len(elements) == 2
         and is_none(elements[1])
@@ -5894,7 +5560,7 @@ def _positions_subscript(
             or (isinstance(elements[0], ast.Constant) and elements[0].value is Ellipsis)
         )
     ):
-        return _Positions(origin, "rows", positions.offset)
+        return Positions(origin, "rows", positions.offset)
     return None
 
 
@@ -5905,22 +5571,22 @@ def _shifted(
     left_node: ast.AST,
     right_node: ast.AST,
     origin: Origin,
-) -> _Positions | _Relative | None:
+) -> Positions | Relative | None:
     """``i + 3``, ``i - offset``: the same positions, moved.
 
     By an unknown amount if the shift is no integer literal.
     """
-    if isinstance(operator, ast.FloorDiv) and isinstance(left, _Positions):
+    if isinstance(operator, ast.FloorDiv) and isinstance(left, Positions):
         # i // chunk: a block's index, compared as positions; no triangle is known of it
         return dataclasses.replace(left, origin=origin, offset=None)
     if not isinstance(operator, (ast.Add, ast.Sub)):
         return None
-    if isinstance(left, _Positions) and isinstance(right, _Positions):
+    if isinstance(left, Positions) and isinstance(right, Positions):
         if isinstance(operator, ast.Sub) and left.axis != right.axis:
-            return _Relative(origin, left, right)  # j - i: how far a key is from its query
+            return Relative(origin, left, right)  # j - i: how far a key is from its query
         return None
-    positions, other = (left, right_node) if isinstance(left, _Positions) else (right, left_node)
-    assert isinstance(positions, _Positions)
+    positions, other = (left, right_node) if isinstance(left, Positions) else (right, left_node)
+    assert isinstance(positions, Positions)
     if isinstance(operator, ast.Sub) and positions is right:
         return None  # n - i counts down
     shift = int_literal(other)
@@ -6079,14 +5745,14 @@ def _penalise(scores: Scores, at: Origin) -> Scores:
 
 def _major(side: object) -> heads.Major | None:
     """The row order of a query or key whose heads were merged into its first axis."""
-    if isinstance(side, (_Tensor, _Transposed)):
+    if isinstance(side, (Tensor, Transposed)):
         return side.major
     return None
 
 
 def _scaled(value: object) -> bool:
     """A tensor multiplied or divided by something: a query or key scaled before ``q @ kᵀ``."""
-    return isinstance(value, _ScaledTensor) or (isinstance(value, _Transposed) and value.scaled)
+    return isinstance(value, ScaledTensor) or (isinstance(value, Transposed) and value.scaled)
 
 
 def _short(code: str, limit: int = 60) -> str:
