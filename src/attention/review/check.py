@@ -29,6 +29,7 @@ from attention.review.project import NARROW_WORDS, Project
 from attention.review.syntax import (
     NestingError,
     Source,
+    _short,
     bounded_recursion,
     check_syntax,
     parse,
@@ -198,8 +199,3 @@ def _runs_in(dtype: str, source: Source, project: Project | None) -> bool:
     if NARROW_WORDS[dtype].search(source.text) is not None:
         return True
     return project is not None and project.runs_in(dtype)
-
-
-def _short(code: str, limit: int = 60) -> str:
-    one = " ".join(code.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"

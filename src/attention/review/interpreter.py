@@ -47,18 +47,36 @@ from attention.review.provenance import (
     Weights,
     mask_from_name,
     meaning_named,
-    names_a_head_size,
     scale_from_name,
+)
+from attention.review.roles import (
+    _as_dim,
+    _features_first,
+    _head_size,
+    _ids_layout,
+    _keys_first,
+    _length,
+    _parameters,
+    _role,
+    _second,
+    _tokenizer_ids,
+    _unwrapped,
+)
+from attention.review.rules import (
+    am1_polarity,
+    am2_fills,
+    am3_causal,
+    am4_softmax,
+    am5_scale,
+    am6_padding,
+    am8_heads,
 )
 from attention.review.sinks import (
     ADDITIVE_CONVENTIONS,
     ATTENTION_WORDS,
-    BFLOAT16_MAX,
     CONSTRUCTORS,
     CONVENTIONS,
     FLEX_MASK_MAKERS,
-    FLOAT16_MAX,
-    HEAD_NAMES,
     INTEGER_DTYPES,
     MHA_FORWARD,
     MODULE_APIS,
@@ -77,12 +95,14 @@ from attention.review.sinks import (
 from attention.review.syntax import (
     Arg,
     Source,
+    _pair_sides,
+    _short,
+    _whole,
     call_args,
     factors,
     has_division,
     identifiers,
     int_literal,
-    is_false,
     is_none,
     is_true,
     last_name,
@@ -90,9 +110,7 @@ from attention.review.syntax import (
     string_literal,
 )
 from attention.review.values import (
-    BOOL_PARAM,
     NONE,
-    PARAM,
     UNKNOWN,
     AnyValue,
     Attended,
@@ -116,6 +134,11 @@ from attention.review.values import (
     TriangleIndex,
     TupleValue,
     Unknown,
+    _masked,
+    _narrowest_overflowed,
+    _overflows_float16,
+    _penalise,
+    _wide,
     is_zero_one,
     join,
     retype,
@@ -1343,7 +1366,7 @@ class Interpreter:
                     # added beside it, or a softmax around it, is another story)
                     or (named and node is self.assigned_value)
                 ):
-                    return self.multiplied_mask(this, node)
+                    return am2_fills.multiplied_mask(self, this, node)
                 if isinstance(this, Scores):
                     return self.scaled(this, other, other_node, divide=False)
                 if isinstance(this, Weights) and this.weak and isinstance(other, Mask):
@@ -1354,11 +1377,11 @@ class Interpreter:
                     and isinstance(other, Mask)
                     and not other.by_name
                 ):
-                    return self.after_softmax(this, node, other)
+                    return am4_softmax.after_softmax(self, this, node, other)
                 if isinstance(this, Mask) and isinstance(other, Const):
                     return self.penalty(this, other, node)
                 if isinstance(this, Weights) and isinstance(other, Scale):
-                    return self.scaled_weights(this, node)
+                    return am5_scale.scaled_weights(self, this, node)
             folded = _fold(left, right, operator, node)
             if folded is not None:
                 return folded
@@ -1366,7 +1389,9 @@ class Interpreter:
                 return Tensor(origin, "int")  # integers times integers
             for this, other in ((left, right), (right, left)):
                 if isinstance(this, OneMinus) and isinstance(other, Const):
-                    self.infinite_product(other, node, ("1 - x: 0 wherever x is 1", this.origin))
+                    am2_fills.infinite_product(
+                        self, other, node, ("1 - x: 0 wherever x is 1", this.origin)
+                    )
             constant = right if isinstance(right, Const) else left
             tensor = left if constant is right else right
             if (
@@ -1397,7 +1422,7 @@ class Interpreter:
             if isinstance(left, Scores):
                 return self.scaled(left, right, right_node, divide=True)
             if isinstance(left, Weights) and isinstance(right, Scale):
-                return self.scaled_weights(left, node)
+                return am5_scale.scaled_weights(self, left, node)
             if isinstance(left, Weights):
                 if left.masked_at is not None:
                     self.pending.pop(id(left.masked_at.node), None)
@@ -1569,11 +1594,15 @@ class Interpreter:
                 if isinstance(other, Mask) and other.unranked_at is not None:
                     ranked = other.ranked(this.ndim, this.origin)
                     if ranked is not other:
-                        self.layout_check(ranked, other_node, "scores + mask", scores=True)
+                        am6_padding.layout_check(
+                            self, ranked, other_node, "scores + mask", scores=True
+                        )
                 if isinstance(other, Mask):
-                    self.additive_sink(other, other_node, "scores + mask adds the mask's values")
-                    self.overflow_sink(other)
-                    self.tiling_check(this, other)
+                    am2_fills.additive_sink(
+                        self, other, other_node, "scores + mask adds the mask's values"
+                    )
+                    am2_fills.overflow_sink(self, other)
+                    am8_heads.tiling_check(self, this, other)
                 biased = this.biased or (
                     other is None and any("bias" in name for name in names_in(other_node))
                 )
@@ -1592,8 +1621,8 @@ class Interpreter:
                 # x + indicator * -1e20, x + a 0/1 mask: about attention only if a softmax
                 # reads the sum
                 before = len(self.hits)
-                self.overflow_sink(this)
-                self.additive_sink(this, this_node, "x + mask adds the mask's values")
+                am2_fills.overflow_sink(self, this)
+                am2_fills.additive_sink(self, this, this_node, "x + mask adds the mask's values")
                 found = tuple(self.hits[before:])
                 row = this.empty_row if this.kind == "additive" else None
                 if not found and row is None:
@@ -1604,27 +1633,16 @@ class Interpreter:
                 )
         return _fold(left, right, ast.Add(), node)
 
-    def overflow_sink(self, mask: Mask) -> None:
-        """AM202: an additive mask built as a tensor times a constant float16 cannot hold."""
-        if mask.kind == "additive" and mask.overflow is not None:
-            self.hit(
-                "AM202",
-                mask.origin.node,
-                f"a tensor times {_number(mask.overflow.value)} keeps the tensor's dtype: "
-                "float16's largest magnitude is 65504, so the penalty becomes -inf there (NaN "
-                "for a row with no allowed key)",
-                [(f"the constant {_number(mask.overflow.value)}", mask.overflow.origin)],
-                overflows=mask.overflow,
-            )
-
     def penalty(self, mask: Mask, const: Const, node: ast.AST) -> AnyValue | None:
         """``mask * -1e9``: a 0/1 mask turned into an additive penalty where it is 1."""
         if const.value > PENALTY and not const.finfo:
             return None
         if mask.kind == "additive":
             return None
-        self.infinite_product(const, node, (mask.says(), mask.origin))
-        self.penalty_sink(mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1")
+        am2_fills.infinite_product(self, const, node, (mask.says(), mask.origin))
+        am1_polarity.penalty_sink(
+            self, mask, node, f"`{self.code(node)}` puts the penalty where the mask is 1"
+        )
         # a Boolean or integer mask times a Python float is float32: only a float mask keeps
         # its own (maybe narrower) dtype
         narrow = mask.dtype == "float" and not mask.wide
@@ -1641,60 +1659,11 @@ class Interpreter:
             interleaved=mask.interleaved,
         )
 
-    def multiplied_mask(self, scores: Scores, node: ast.AST) -> Scores:
-        """AM203: scores times a 0/1 mask: a masked score becomes 0, not -inf (waits a softmax)."""
-        found = self.hit(
-            "AM203",
-            node,
-            "a masked score must become -inf (or finfo.min) so its weight is 0; multiplied by a "
-            "0/1 mask it becomes 0, and its key keeps a weight comparable to the others",
-        )
-        self.hits.remove(found)
-        return dataclasses.replace(
-            scores, masked=True, pending=(*scores.pending, found), fixable=None
-        )
-
     def weak_released(self, weights: Weights) -> Weights:
         """Weights of weakly masked scores, masked again after the softmax: the fill is moot."""
         for fill in weights.weak:
             self.pending.pop(id(fill), None)
         return dataclasses.replace(weights, weak=())
-
-    def scaled_weights(self, weights: Weights, node: ast.AST) -> Weights:
-        """AM501: the scale applied to the weights, after a softmax of unscaled scores."""
-        if weights.unscaled:
-            self.hit(
-                "AM501",
-                node,
-                "scores are divided by √(head size) before the softmax; scaling its output "
-                "instead leaves the softmax unscaled and its rows no longer sum to 1",
-                [("the softmax of unscaled scores", weights.origin)],
-            )
-        return dataclasses.replace(weights, unscaled=False)
-
-    def infinite_product(self, const: Const, node: ast.AST, fact: tuple[str, Origin]) -> None:
-        """AM205: a tensor with zeros in it (a 0/1 mask, ``1 - x``) times ±inf."""
-        if math.isinf(const.value):
-            self.hit(
-                "AM205",
-                node,
-                "0 × -inf is NaN: where the mask is 0 (kept) the product is NaN, not 0; build the "
-                "additive mask with torch.where(mask, 0.0, -inf) or masked_fill",
-                [fact],
-            )
-
-    def after_softmax(self, weights: Weights, node: ast.AST, mask: Mask | None) -> Weights:
-        """A mask applied to softmax weights: reported only if no renormalisation follows."""
-        found = self.hit(
-            "AM401",
-            node,
-            "a mask belongs on the scores, before the softmax; after it a row no longer sums to 1",
-            [("attention weights (softmax output)", weights.origin)]
-            + ([(mask.says(), mask.origin)] if mask is not None else []),
-        )
-        self.hits.remove(found)
-        self.pending[id(node)] = found
-        return Weights(weights.origin, masked_at=Origin(node, ""), unmasked=True)
 
     # -- calls -----------------------------------------------------------------------------------
 
@@ -1855,14 +1824,18 @@ class Interpreter:
             arg, value = self.given(node, values, allowed)
             # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
             if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
-                self.allowed_sink(value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)")
+                am1_polarity.allowed_sink(
+                    self, value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)"
+                )
             return None
         if qualified == MHA_FORWARD:
             for keyword in (mask.keyword for mask in apis.MHA_FORWARD.masks):
                 # by keyword only: its masks are read where named, not at their positions
                 arg, value = self.argument(node, values, None, keyword)
                 if arg is not None and isinstance(value, Mask):
-                    self.forbidden_sink(value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)")
+                    am1_polarity.forbidden_sink(
+                        self, value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)"
+                    )
             return None
         if short == "Softmax" and qualified and qualified.startswith("torch.nn"):
             arg, _ = self.argument(node, values, 0, "dim")
@@ -1900,7 +1873,7 @@ class Interpreter:
         if isinstance(receiver, Tensor) and receiver.holds is not None:
             narrowed = self.narrowing(node, method, args)
             if narrowed is not None:
-                self.overflow_check(receiver.holds, node, narrowed)
+                am2_fills.overflow_check(self, receiver.holds, node, narrowed)
         if ops.named_dtype(method) == "float" and isinstance(receiver, Scores):
             return dataclasses.replace(receiver, wide=ops.widens(method))
         if ops.widens(method) and isinstance(receiver, Mask) and not args:
@@ -1996,7 +1969,7 @@ class Interpreter:
         if (method == "topk" or function == "topk") and isinstance(tensor, Scores):
             self.top_k(tensor)
         if ops.moves(method, "reshape") and isinstance(receiver, Tensor) and receiver.features:
-            self.head_split_check(receiver.features, node, args, values)
+            am8_heads.head_split_check(self, receiver.features, node, args, values)
         if ops.moves(method, "reshape"):
             split = self.heads_view(receiver, node, args, values)
             if split is not None:
@@ -2387,20 +2360,6 @@ class Interpreter:
                 return text
         return None
 
-    def overflow_check(self, const: Const, node: ast.AST, dtype: str) -> None:
-        """AM202: a tensor holding a constant beyond float16's range converted to ``dtype``."""
-        if not _overflows_float16(const) or const.relative:
-            return
-        self.hit(
-            "AM202",
-            node,
-            f"{_number(const.value)} is converted to {dtype}: float16's largest magnitude is "
-            "65504 (bfloat16's 3.39e38), so where the dtype is narrower the constant becomes "
-            "-inf",
-            [(f"holds {_number(const.value)}", const.origin)],
-            overflows=const,
-        )
-
     def filled(self, node: ast.Call, const: Const, *, silent: bool) -> Tensor:
         """``torch.full(shape, c)`` / ``torch.tensor(c)``: float32 unless a dtype is given.
 
@@ -2413,7 +2372,7 @@ class Interpreter:
                 if _wide(text):
                     return Tensor(Origin(node, ""), "float", wide=True, holds=const)
                 if silent:
-                    self.overflow_check(const, node, text)
+                    am2_fills.overflow_check(self, const, node, text)
                 # 0 and ±inf are the same in every float dtype
                 kept = const if const.value == 0.0 or math.isinf(const.value) else None
                 return Tensor(Origin(node, ""), self.created_dtype(node, like=True), holds=kept)
@@ -2511,9 +2470,9 @@ class Interpreter:
             if _padding_name_as_attn_mask(mask_argument, value):
                 continue
             if arg is not None and isinstance(value, Mask):
-                self.forbidden_sink(value, arg, f"{api}({keyword}=…)")
+                am1_polarity.forbidden_sink(self, value, arg, f"{api}({keyword}=…)")
         if row is not None:
-            self.causal_hint_check(row, node, values, api)
+            am3_causal.causal_hint_check(self, row, node, values, api)
         args = self.args(node)
         if args and args[0].keyword is None and not args[0].star:
             first = values[0]
@@ -2545,55 +2504,6 @@ class Interpreter:
                 )
         return None
 
-    def causal_hint_check(
-        self, row: apis.Api, node: ast.Call, values: list[AnyValue | None], api: str
-    ) -> None:
-        """AM306: ``is_causal=True`` without its mask, or beside a mask that is not causal."""
-        args = self.args(node)
-        for flag in row.causal:
-            hint, keyword, padding = flag.keyword, flag.vouches_for, flag.beside
-            if keyword is None or padding is None:
-                continue  # a flag that vouches for no mask of this call: nothing to hold it to
-            hint_arg, _ = self.argument(node, values, flag.position, hint)
-            if hint_arg is None or not is_true(hint_arg.value):
-                continue
-            position = row.argument(keyword).position
-            mask_arg, mask = self.argument(node, values, position, keyword)
-            if mask_arg is None or is_none(mask_arg.value):
-                if any(arg.star for arg in args):
-                    continue  # the mask may come in *args / **kwargs
-                self.hit(
-                    "AM306",
-                    hint_arg,
-                    f"{api}'s {hint} only vouches for the {keyword} passed with it: with no "
-                    f"{keyword} the call raises, except on the inference fast path, which "
-                    "drops the hint and lets every query see the future",
-                )
-                continue
-            padding_position = row.argument(padding).position
-            padding_arg, _ = self.argument(node, values, padding_position, padding)
-            if padding_arg is not None and not is_none(padding_arg.value):
-                continue  # with a padding mask the hint is ignored and the mask applied
-            if row is apis.MHA:
-                weights = apis.MHA.argument("need_weights")
-                weights_arg, _ = self.argument(node, values, weights.position, weights.keyword)
-                if weights_arg is None or not is_false(weights_arg.value):
-                    continue  # need_weights=True applies the mask and ignores the hint
-            if isinstance(mask, Mask) and mask.key_padding and not mask.by_name:
-                self.hit(
-                    "AM306",
-                    hint_arg,
-                    f"{api} drops the {keyword} when {hint}=True and no {padding} is given, and "
-                    "applies a causal triangle instead: this mask forbids keys for every query "
-                    "alike, it is not that triangle",
-                    [
-                        (
-                            f"said of the {keyword}, which forbids the same keys in each row",
-                            mask.origin,
-                        )
-                    ],
-                )
-
     def layer(self, module: Module, node: ast.Call, subject: AnyValue | None) -> AnyValue | None:
         """A layer applied to a tensor: its new sizes, or the softmax it takes."""
         origin = Origin(node, "")
@@ -2601,7 +2511,7 @@ class Interpreter:
             at = module.origin.node
             dim = module.dim if module.dim is not None or module.implicit else NO_DIM
             if isinstance(subject, Tensor):
-                self.size_one_check(subject, module.dim, at)
+                am4_softmax.size_one_check(self, subject, module.dim, at)
                 return Weights(origin)
             if not isinstance(subject, Scores):
                 return Weights(origin=origin) if subject is None else None
@@ -2630,33 +2540,6 @@ class Interpreter:
             return Tensor(origin, sizes=(Dim(origin), channels), open="start")
         return None
 
-    def size_one_check(self, subject: Tensor, dim: int | None, at: ast.AST) -> None:
-        """AM402: a softmax along an axis of size 1 (every weight is 1)."""
-        sizes = subject.sizes
-        if sizes is None or dim is None:
-            return
-        if subject.open == "end":
-            # only the last axes are known (an nn.Linear's output of unknown rank)
-            if not -len(sizes) <= dim < 0:
-                return
-            axis = sizes[dim]
-        elif subject.open == "start":
-            if not 0 <= dim < len(sizes):
-                return
-            axis = sizes[dim]
-        elif -len(sizes) <= dim < len(sizes):
-            axis = sizes[dim]
-        else:
-            return
-        if axis.value == 1:
-            self.hit(
-                "AM402",
-                at,
-                "the softmax runs along an axis of size 1, so every weight is 1: the axis of "
-                "the positions (keys) is another one",
-                [("an axis of size 1", axis.origin)],
-            )
-
     def sdpa(self, node: ast.Call, values: list[AnyValue | None]) -> None:
         """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
         row = apis.SDPA
@@ -2667,7 +2550,7 @@ class Interpreter:
         causal = causal_arg is not None and is_true(causal_arg.value)
         if arg is not None and not is_none(arg.value):
             if isinstance(mask, Mask):
-                self.allowed_sink(mask, arg, f"{api}({attn_mask.keyword}=…)")
+                am1_polarity.allowed_sink(self, mask, arg, f"{api}({attn_mask.keyword}=…)")
             if causal and causal_arg is not None:
                 self.hit(
                     "AM301",
@@ -2710,7 +2593,7 @@ class Interpreter:
                 )
         scale_arg, scale = self.given(node, values, row.argument("scale"))
         if scale_arg is not None:
-            self.scale_check(scale, scale_arg.value, divide=False)
+            am5_scale.scale_check(self, scale, scale_arg.value, divide=False)
 
     def softmax(
         self,
@@ -2730,7 +2613,7 @@ class Interpreter:
                 None,
             )
             if dim_arg is not None:
-                self.size_one_check(subject, int_literal(dim_arg.value), dim_arg.value)
+                am4_softmax.size_one_check(self, subject, int_literal(dim_arg.value), dim_arg.value)
             return Weights(Origin(node, ""))
         if not isinstance(subject, Scores):
             return Weights(Origin(node, "")) if subject is None else None
@@ -2763,15 +2646,15 @@ class Interpreter:
             axis, at = dim
             implicit = axis is None
             axis = None if axis == NO_DIM else axis
-        self.axis_check(subject, axis, at, implicit=implicit, softmax=node)
+        am4_softmax.axis_check(self, subject, axis, at, implicit=implicit, softmax=node)
         if (
             not subject.scaled
             # a learned position bias (T5's) is trained with unscaled scores, by design
             and not subject.biased
             # without heads, unscaled dot-product scores are a design (Luong's attention);
             # scores [B, H, L, S] have heads
-            and (self.multi_head() or subject.ndim == 4)
-            and not self.names_a_scale()
+            and (am5_scale.multi_head(self) or subject.ndim == 4)
+            and not am5_scale.names_a_scale(self)
             and not any(word in self.enclosing_text().lower() for word in SCALE_WORDS)
         ):
             self.hit(
@@ -2834,64 +2717,6 @@ class Interpreter:
         keys = scores.key_axes - (last - first) if last == scores.ndim - 1 else scores.key_axes
         return dataclasses.replace(scores, ndim=ndim, key_axes=max(keys, 1))
 
-    def axis_check(
-        self,
-        subject: Scores,
-        dim: int | None,
-        at: ast.AST | Arg,
-        *,
-        implicit: bool,
-        softmax: ast.AST | None = None,
-    ) -> None:
-        """AM402: a softmax over an axis other than the scores' last (the keys).
-
-        Not where the weights are then divided by their own sum over the keys: slot attention
-        (Locatello et al.) normalises over the queries on purpose, then over the keys; nor for
-        one factor of a dual softmax (:meth:`dual_softmax`).  Both are looked for only where a
-        finding would be made.
-        """
-        last = dim == -1 or (
-            dim is not None and subject.ndim is not None and dim == subject.ndim - 1
-        )
-        facts: list[tuple[str, Origin]]
-        if (
-            subject.merged is not None
-            and (last or (implicit and subject.ndim == 2))
-            # a joint softmax over every pair is a matching's, on purpose; heads are attention's
-            and self.multi_head()
-        ):
-            expects = (
-                "each query's weights must sum to 1 over its keys alone; after the key axis was "
-                "folded in with other axes, this softmax normalises over them together"
-            )
-            facts = [("the key axis folded in with others", subject.merged)]
-        elif implicit and subject.ndim is not None:
-            # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
-            dim = 0 if subject.ndim in (0, 1, 3) else 1
-            if dim == subject.ndim - 1:
-                return
-            expects = (
-                f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
-                "key axis of q @ kᵀ is the last one (dim=-1)"
-            )
-            facts = [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)]
-        elif implicit or dim is None:
-            return
-        else:
-            wrong = dim < -1 or dim == 0
-            if subject.ndim is not None and dim >= 0:
-                wrong = dim != subject.ndim - 1
-            if not wrong:
-                return
-            expects = (
-                "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
-                "the keys sum to 1"
-            )
-            facts = [("scores [..., L, S]", subject.origin)]
-        if self.renormalised_over_keys(at) or (softmax is not None and self.dual_softmax(softmax)):
-            return
-        self.hit("AM402", at, expects, facts)
-
     def dual_softmax(self, node: ast.AST) -> bool:
         """``F.softmax(sim, 1) * F.softmax(sim, 2)``: LoFTR's dual softmax, both axes on purpose.
 
@@ -2940,20 +2765,6 @@ class Interpreter:
             self.texts[key] = self.code(node)
         return self.texts[key]
 
-    def multi_head(self) -> bool:
-        """Whether the code around names a head count or size: a scale from the width is wrong.
-
-        Identifiers only, so a comment ("single-head attention") proves nothing.
-        """
-        node: ast.AST = (
-            self.classes[-1] if self.classes else self.functions[-1] if self.functions else None
-        ) or self.source.tree
-        key = id(node)
-        found = self.heads.get(key)
-        if found is None:
-            found = self.heads[key] = not HEAD_NAMES.isdisjoint(identifiers(node))
-        return found
-
     def splits_heads(self) -> bool:
         """Whether the function being read splits a tensor into heads (a view with a head count)."""
         function = self.functions[-1] if self.functions else None
@@ -2974,37 +2785,6 @@ class Interpreter:
                 for node in ast.walk(function)
             )
         return self.head_splits[key]
-
-    def per_head(self, width: str) -> bool:
-        """Whether the code multiplies ``width`` by a head count: then it is the head size.
-
-        ``nn.Linear(in_dim, hidden_dim * num_heads)``: ``hidden_dim`` is each head's size.
-        """
-        node: ast.AST = (
-            self.classes[-1] if self.classes else self.functions[-1] if self.functions else None
-        ) or self.source.tree
-        name = width.rsplit(".", 1)[-1]
-        for product in ast.walk(node):
-            if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
-                parts = factors(product)
-                # another factor counts the heads (`batch * num_heads` does not make the head
-                # count a head size)
-                if name in map(last_name, parts) and any(
-                    head_counts.counts(f) and last_name(f) != name for f in parts
-                ):
-                    return True
-        return False
-
-    def names_a_scale(self) -> bool:
-        """Whether the function being read names a scale anywhere."""
-        function = self.functions[-1] if self.functions else None
-        if function is None:
-            return False
-        key = id(function)
-        if key not in self.scaled_functions:
-            text = self.code(function).lower()
-            self.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
-        return self.scaled_functions[key]
 
     def heads_stacked(
         self, node: ast.Call, values: list[AnyValue | None], joined: ast.AST | None
@@ -3033,22 +2813,6 @@ class Interpreter:
             return None
         origin = Origin(node, "")
         return Tensor(origin, sizes=tuple(Dim(origin) for _ in range(3)), major="head")
-
-    def tiling_check(self, scores: Scores, mask: Mask) -> None:
-        """AM804: a mask tiled for the heads in the other order than the scores' rows."""
-        if scores.major == "batch" and mask.repeated is not None:
-            tiled, how = mask.repeated, "repeat(H, 1, 1) lays the mask out h·B + b"
-        elif scores.major == "head" and mask.interleaved is not None:
-            tiled, how = mask.interleaved, "repeat_interleave(H, dim=0) lays it out b·H + h"
-        else:
-            return
-        self.hit(
-            "AM804",
-            tiled.node,
-            f"the heads were split off and merged so that row {heads.describe(scores.major)} "
-            f"holds batch item b, head h; {how}, so heads get other batch items' masks",
-            [(f"masked into scores whose rows are {heads.describe(scores.major)}", scores.origin)],
-        )
 
     def heads_view(
         self,
@@ -3159,41 +2923,12 @@ class Interpreter:
         ``parted``: for a scale the query carried, whether its heads were split after it.
         """
         before = len(self.hits)
-        self.scale_check(scale, node, divide=divide, parted=parted)
+        am5_scale.scale_check(self, scale, node, divide=divide, parted=parted)
         found = tuple(self.hits[before:])
         del self.hits[before:]
         return dataclasses.replace(
             scores, scaled=True, pending=scores.pending + found, fixable=None
         )
-
-    def scale_check(
-        self, scale: AnyValue | None, node: ast.AST, *, divide: bool, parted: bool | None = None
-    ) -> None:
-        """A scale of the wrong power, or built from the width in multi-head code."""
-        if not isinstance(scale, Scale):
-            return
-        if scale.inverted != divide:
-            how = "multiplies the scores by" if scale.inverted else "divides the scores by"
-            self.hit(
-                "AM503",
-                node,
-                f"the scale is 1/√(head size); this {how} the wrong power of it",
-                [("√d" if scale.inverted else "1/√d", scale.origin)],
-            )
-        elif (
-            scale.width is not None
-            and parted is not False
-            and self.multi_head()
-            and not self.per_head(scale.width)
-        ):
-            # reported where the scale is computed, which is what needs changing
-            self.hit(
-                "AM502",
-                scale.origin.node,
-                f"the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
-                f"the head count (used on line {node.lineno}: `{_short(self.code(node))}`)",  # type: ignore[attr-defined]
-                [(f"built from `{scale.width}`", scale.origin)],
-            )
 
     def masked_fill(
         self,
@@ -3207,7 +2942,7 @@ class Interpreter:
         mask = values[0] if values else None
         if isinstance(mask, Mask) and isinstance(target, Scores):
             mask = mask.ranked(target.ndim, target.origin)
-            self.tiling_check(target, mask)
+            am8_heads.tiling_check(self, target, mask)
         fill = values[1] if len(values) >= 2 else None
         fixable: Hit | None = None
         if isinstance(mask, Tensor | Param) or (mask is None and args):
@@ -3235,11 +2970,15 @@ class Interpreter:
             and isinstance(func, ast.Attribute)
             and func.attr.endswith("_")
         ):
-            return self.late_mask(target, node)
+            return am4_softmax.late_mask(self, target, node)
         if isinstance(target, Weights) and args and _row_guard(self.code(args[0].value)):
             # w.masked_fill(w.isnan(), 0), w.masked_fill(~allowed.any(-1, keepdim=True), 0)
             return self.nan_guard(target) or target
-        if isinstance(target, Weights) and args and self.pair_rows_zeroed(args[0].value, target):
+        if (
+            isinstance(target, Weights)
+            and args
+            and am6_padding.pair_rows_zeroed(self, args[0].value, target)
+        ):
             # w.masked_fill(~valid.unsqueeze(-1), 0.0): the padded queries' rows flushed
             return self.nan_guard(target) or target
         if isinstance(target, Weights) and target.weak and isinstance(mask, Mask):
@@ -3249,7 +2988,9 @@ class Interpreter:
                 # the scores may have been masked before the softmax: zeroing the weights of
                 # fully masked rows after it is a guard, not a second mask
                 return target
-            return self.after_softmax(target, node, mask if isinstance(mask, Mask) else None)
+            return am4_softmax.after_softmax(
+                self, target, node, mask if isinstance(mask, Mask) else None
+            )
         if not isinstance(fill, Const):
             held = fill.holds if isinstance(fill, Tensor) else None
             if (
@@ -3259,7 +3000,9 @@ class Interpreter:
             ):
                 # a tensor of one penalty (`torch.tensor(-1e5)`, a registered buffer) fills as
                 # the number does: masked_fill takes a 0-dim tensor only
-                self.penalty_sink(mask, args[0], "masked_fill(mask, -inf) masks where True")
+                am1_polarity.penalty_sink(
+                    self, mask, args[0], "masked_fill(mask, -inf) masks where True"
+                )
             return _masked(target)
         fill_arg = args[1]
         before = len(self.hits)
@@ -3285,7 +3028,8 @@ class Interpreter:
                     self.fix_candidates[id(node)] = (fixable, rewrite)
             if isinstance(mask, Mask):
                 built = isinstance(target, Tensor) and (target.zero_one or target.holds)
-                self.penalty_sink(
+                am1_polarity.penalty_sink(
+                    self,
                     mask,
                     args[0],
                     "masked_fill(mask, -inf) masks where True",
@@ -3326,22 +3070,6 @@ class Interpreter:
                 empty_row=self.row_left_empty(mask, fill, where=True) or target.empty_row,
             )
         return None
-
-    def late_mask(self, scores: Scores, node: ast.AST) -> Scores:
-        """Scores masked in place after a softmax read them: the weights carry no mask.
-
-        Reported unless a later softmax reads the masked scores.
-        """
-        found = self.hit(
-            "AM401",
-            node,
-            "the softmax already read these scores (line of the softmax below): a mask filled "
-            "into them afterwards never reaches the weights",
-            [("scores read by a softmax", self.consumed[id(scores)][1])],
-        )
-        self.hits.remove(found)
-        self.pending[id(node)] = found
-        return dataclasses.replace(scores, masked=True, late=Origin(node, ""))
 
     def where(self, node: ast.Call, values: list[AnyValue | None]) -> AnyValue | None:
         """``torch.where``: a NaN guard, or :meth:`where_value` and the query row it empties."""
@@ -3517,12 +3245,16 @@ class Interpreter:
         if isinstance(condition, Mask) and any(penalties):
             # the penalty goes where the condition is False (second branch) or True (first)
             if penalties[1]:
-                self.allowed_sink(condition, args[0], "torch.where(mask, x, -inf) keeps x where")
+                am1_polarity.allowed_sink(
+                    self, condition, args[0], "torch.where(mask, x, -inf) keeps x where"
+                )
             else:
-                self.penalty_sink(condition, args[0], "torch.where(mask, -inf, x) masks where True")
+                am1_polarity.penalty_sink(
+                    self, condition, args[0], "torch.where(mask, -inf, x) masks where True"
+                )
         scores = next((value for value in branches if isinstance(value, Scores)), None)
         if scores is not None and isinstance(condition, Mask):
-            self.tiling_check(scores, condition)
+            am8_heads.tiling_check(self, scores, condition)
         if scores is not None and any(penalties):
             penalty_at = Origin(node, "a penalty where the mask forbids")
             return dataclasses.replace(_penalise(scores, penalty_at), masked=True)
@@ -3549,7 +3281,7 @@ class Interpreter:
         ):
             # torch.where(mask, scores, 0.0): the masked scores become 0, not -inf; a condition
             # of unknown meaning too (scores where it holds, a weak number where it does not)
-            return self.weak_fill(scores, weak)
+            return am2_fills.weak_fill(self, scores, weak)
         if both and any(penalties) and any(kept):
             penalty = branches[0] if penalties[0] else branches[1]
             assert isinstance(penalty, Const)
@@ -3641,8 +3373,8 @@ class Interpreter:
             return
         triangle = self.indexed_triangle(index)
         if triangle is not None and (value.value <= PENALTY or value.finfo):
-            self.penalty_sink(
-                triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
+            am1_polarity.penalty_sink(
+                self, triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
             )
             if isinstance(base, Scores) and isinstance(target.value, ast.Name):
                 self.bind(target.value, self.index_penalised(base, target, value))
@@ -3655,7 +3387,7 @@ class Interpreter:
             and (value.value <= PENALTY or value.value == 0.0)
             and isinstance(target.value, ast.Name)
         ):
-            self.bind(target.value, self.after_softmax(base, target, None))
+            self.bind(target.value, am4_softmax.after_softmax(self, base, target, None))
         elif isinstance(base, Scores) and isinstance(target.value, ast.Name):
             self.bind(target.value, self.index_penalised(base, target, value))
         where = self.ev(index)
@@ -3670,7 +3402,7 @@ class Interpreter:
             and value.value >= NOT_ZEROING
         ):
             # scores[~mask] = 0: the masked scores become 0, not -inf
-            self.bind(target.value, self.weak_fill(filled, value_node))
+            self.bind(target.value, am2_fills.weak_fill(self, filled, value_node))
         if boolean and _overflows_float16(value):
             self.hit(
                 "AM202",
@@ -3679,25 +3411,6 @@ class Interpreter:
                 "magnitude is 65504, so this value becomes -inf there",
                 overflows=value,
             )
-
-    def weak_fill(self, scores: Scores, fill: ast.AST) -> Scores:
-        """AM203 for a fill that leaves masked keys a weight (waits for a softmax).
-
-        Scores that already carry a penalty are masked: a 0 set into them then resets rows
-        (a padded query's, to a uniform row instead of NaN), which is no weak mask.
-        """
-        if scores.penalised is not None:
-            return dataclasses.replace(scores, masked=True, fixable=None)
-        found = self.hit(
-            "AM203",
-            fill,
-            "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
-            "leaves the masked keys a weight comparable to the others",
-        )
-        self.hits.remove(found)
-        return dataclasses.replace(
-            scores, masked=True, pending=(*scores.pending, found), fixable=None
-        )
 
     def index_penalised(self, scores: Scores, target: ast.Subscript, value: Const) -> Scores:
         """``scores[mask] = value``: masked, and penalised if the value is a penalty."""
@@ -3920,23 +3633,6 @@ class Interpreter:
             return None
         return mask.empty_row if mask.row_value == (1.0 if where else 0.0) else None
 
-    def pair_rows_zeroed(self, condition: ast.AST, weights: Weights) -> bool:
-        """Whether ``condition`` picks the rows a pairwise mask left with no key.
-
-        ``~valid[..., None]`` after ``valid[..., :, None] & valid[..., None, :]``: the padded
-        queries, on the query axis, which a fill of 0 then flushes.
-        """
-        if weights.nan_at is None:
-            return False
-        pending = self.pending.get(id(weights.nan_at.node))
-        pair = pending.node if pending is not None and pending.code == "AM602" else None
-        if not (isinstance(pair, ast.BinOp) and isinstance(pair.op, ast.BitAnd)):
-            return False
-        sides = _pair_sides(pair.left, pair.right, None)
-        bases = {side[0] for side in sides if side is not None}
-        picked = _pair_side(condition)
-        return len(bases) == 1 and picked == (f"~{next(iter(bases))}", "query")
-
     def nan_guard(self, weights: AnyValue | None) -> AnyValue | None:
         """Weights whose NaN rows are flushed (``nan_to_num``, ``torch.where(w.isnan(), 0, w)``)."""
         if isinstance(weights, Weights) and weights.nan_at is not None:
@@ -4010,7 +3706,9 @@ class Interpreter:
         if "bool" in self.code(node):
             dtype = "bool"
         if isinstance(source, Tensor) and source.sizes and len(source.sizes) >= 2:
-            self.alignment_check(node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower)
+            am3_causal.alignment_check(
+                self, node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower
+            )
         triangle = Triangle(lower=lower, diagonal=diagonal)
         name = "tril" if lower else "triu"
         if (
@@ -4107,42 +3805,9 @@ class Interpreter:
             cuts.append(self.ev(element.upper))
         height, width = cuts
         if isinstance(height, Dim) and isinstance(width, Dim):
-            self.alignment_check(node, height, width, triangle.diagonal, lower=triangle.lower)
-
-    def alignment_check(
-        self, node: ast.AST, rows: Dim, columns: Dim, diagonal: int, *, lower: bool
-    ) -> None:
-        """AM305: a causal triangle laid on L × S (queries × keys) at the top-left diagonal."""
-        causal = (lower and diagonal == 0) or (not lower and diagonal == 1)
-        named = self.functions[-1].name.lower() if self.functions else ""
-        if not causal or "upper_left" in named or "top_left" in named:
-            # a function named for the top-left alignment builds it on purpose
-            return
-        if columns.cache is not None and rows.cache is None and rows.read and columns.read:
-            self.hit(
-                "AM305",
-                node,
-                "the triangle is laid on L × S from the top left, and S counts keys with a cache "
-                "joined in front (L < S on that path): there query i sees keys 0..i only; "
-                "bottom-right alignment is diagonal = S - L",
-                [("the number of queries", rows.origin), ("keys with a cache", columns.cache)],
+            am3_causal.alignment_check(
+                self, node, height, width, triangle.diagonal, lower=triangle.lower
             )
-            return
-        fewer = rows.value is not None and columns.value is not None and rows.value < columns.value
-        if not fewer or not (rows.read and columns.read):
-            # literal sizes (a test's mask) or roles alone (q.size(-2) × k.size(-2)) do not show
-            # that a layer ever meets fewer queries than keys
-            # roles alone (q.size(-2) × k.size(-2)) do not show L < S ever happens
-            return
-        how = f"{rows.value} queries × {columns.value} keys"
-        self.hit(
-            "AM305",
-            node,
-            f"the triangle is laid on {how} from the top left: where there are fewer queries "
-            "than keys (a cache), query i sees keys 0..i only; bottom-right alignment is "
-            "diagonal = S - L",
-            [("the number of queries", rows.origin), ("the number of keys", columns.origin)],
-        )
 
     def created_dtype(self, node: ast.Call, *, like: bool) -> Dtype | None:
         """The dtype a constructor call gives (``dtype=`` or its default)."""
@@ -4331,49 +3996,6 @@ class Interpreter:
             if isinstance(pending, Hit) and pending.code == "AM201" and pending not in self.hits:
                 self.hits.append(pending)
 
-    def head_split_check(
-        self, linear: Origin, node: ast.Call, args: list[Arg], values: list[AnyValue | None]
-    ) -> None:
-        """AM803: an ``nn.Linear``'s output viewed with the heads before its positions.
-
-        Its memory runs (batch, positions…, heads · head size): ``view(B, H, -1, d)`` or
-        ``view(B * H, -1, d)`` with only batch sizes in front of the head count cuts each item's
-        positions into H chunks and calls them heads.  Reported where the sizes say so by
-        their names: a head count (alone or times a batch size), only batch sizes before it,
-        and after it a ``-1`` or a length that is not the last size.
-        """
-        if len(args) == 1 and isinstance(args[0].value, (ast.Tuple, ast.List)):
-            sizes = list(args[0].value.elts)
-            known: list[AnyValue | None] = [None] * len(sizes)
-        elif all(arg.keyword is None and not arg.star for arg in args):
-            sizes = [arg.value for arg in args]
-            known = list(values)
-        else:
-            return
-        heads = next((at for at, size in enumerate(sizes) if head_counts.counts(size)), None)
-        if heads is None or not all(map(_batch_size, sizes[:heads])):
-            return
-        if not all(_batch_size(f) or head_counts.counts(f) for f in factors(sizes[heads])):
-            return
-        positions = next(
-            (
-                at
-                for at in range(heads + 1, len(sizes) - 1)
-                if int_literal(sizes[at]) == -1 or _length(sizes[at], known[at])
-            ),
-            None,
-        )
-        if positions is None:
-            return
-        self.hit(
-            "AM803",
-            node,
-            "an nn.Linear's output runs (batch, positions, heads · head size) in memory: with "
-            f"`{self.code(sizes[positions])}` after the head count, each 'head' is a chunk of "
-            "one item's positions, each 'position' one slice of a token",
-            [("a view of an nn.Linear's output, whose features are last", linear)],
-        )
-
     def mask_mod(self, node: ast.AST) -> None:
         """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
         function: FunctionNode | ast.Lambda | None = None
@@ -4408,211 +4030,9 @@ class Interpreter:
         if found is None:
             return
         mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
-        self.allowed_sink(mask, body, "flex_attention's mask_mod (True = may attend)")
+        am1_polarity.allowed_sink(self, mask, body, "flex_attention's mask_mod (True = may attend)")
 
     # -- sinks -----------------------------------------------------------------------------------
-
-    def fact(self, mask: Mask) -> tuple[str, Origin]:
-        """What a mask is and where that came from, for a finding."""
-        return (mask.says(), mask.origin)
-
-    def sink_text(self, node: ast.AST | Arg) -> str:
-        """The short text of the expression a mask is passed as."""
-        return _short(self.code(node.value if isinstance(node, Arg) else node))
-
-    def triangle_check(
-        self, allowed: Triangle, mask: Mask, node: ast.AST | Arg, reads: str, flip_code: str
-    ) -> None:
-        """A triangle read as allowed: causal, the future, or neither."""
-        if allowed == CAUSAL:
-            return
-        if allowed == CAUSAL.complement():
-            self.hit(
-                flip_code,
-                node,
-                f"{reads}; a causal mask allows the past, {CAUSAL.describe()}",
-                [self.fact(mask)],
-            )
-        else:
-            sink = node.value if isinstance(node, Arg) else node
-            if mask.triangle_at is not None and mask.triangle_at.node is not sink:
-                # neither polarity makes this triangle causal: the finding goes where it is
-                # built, which is what needs changing
-                reads = f"{reads} (`{self.sink_text(node)}`)"
-                node = mask.triangle_at.node
-                if allowed.lower == CAUSAL.lower:
-                    # the right triangle on the wrong diagonal: the diagonal is what to change
-                    node = self.diagonal_argument(node) or node
-            self.hit(
-                "AM303",
-                node,
-                f"{reads}; so this mask allows {allowed.describe()[5:]}, not the causal "
-                f"{CAUSAL.describe()[5:]}",
-                [self.fact(mask)],
-            )
-
-    def allowed_sink(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
-        """A mask where True means may attend (SDPA, the package's own API)."""
-        reads = f"{api} reads a Boolean mask as True = may attend"
-        if mask.kind == "additive":
-            self.penalty_triangle(mask, node, f"{api} adds this mask to the scores")
-            return
-        if mask.dtype == "float":
-            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
-            return
-        if mask.dtype == "int":
-            return
-        if mask.true_set is not None:
-            self.triangle_check(mask.true_set, mask, node, reads, "AM101")
-            return
-        if mask.meaning == "forbidden":
-            self.hit("AM105" if mask.by_name else "AM101", node, reads, [self.fact(mask)])
-            return
-        self.layout_check(mask, node, api, scores=True)
-
-    def forbidden_sink(self, mask: Mask, node: ast.AST | Arg, api: str) -> None:
-        """A mask where True means masked out (MHA, the Transformer modules)."""
-        reads = f"{api} reads a Boolean mask as True = masked out"
-        if mask.repeated is not None:
-            where: ast.AST | Arg = node
-            at = api
-            sink = node.value if isinstance(node, Arg) else node
-            if mask.repeated.node is not sink:
-                # the repeat is what needs changing (to repeat_interleave)
-                at = f"{api} (`{self.sink_text(node)}`)"
-                where = mask.repeated.node
-            self.hit(
-                "AM802",
-                where,
-                f"{at} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
-                "lays it out h·B + b, so heads get other batch items' masks",
-                [("a [B, L, S] mask tiled with repeat", mask.repeated)],
-            )
-        if mask.kind == "additive":
-            self.penalty_triangle(mask, node, f"{api} adds this mask to the scores")
-            return
-        if mask.dtype == "float" and not mask.hf:
-            self.additive_sink(mask, node, f"{api} adds a floating-point mask to the scores")
-            return
-        self.polarity_forbidden(mask, node, reads, hf_code="AM103")
-        self.layout_check(mask, node, api, scores=True)
-
-    def penalty_sink(
-        self,
-        mask: Mask,
-        node: ast.AST | Arg,
-        reads: str,
-        *,
-        layout: bool = True,
-        finite: bool = False,
-        scores: bool = False,
-    ) -> None:
-        """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``).
-
-        ``layout``: whether the filled tensor is known to be scores or a bias built for them,
-        so where the mask's keys lie matters (hidden states masked per position before a
-        pooling take ``m[..., None]`` rightly).  ``scores``: known to be ``q @ kᵀ``.
-        """
-        if mask.dtype == "float" and mask.hf and not mask.by_name:
-            return
-        if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
-            # masked_fill takes Boolean masks only (an integer one raises): what is passed as it
-            # is here is not the integer mask its name suggests
-            return
-        self.polarity_forbidden(mask, node, reads, hf_code="AM104")
-        if layout:
-            self.layout_check(mask, node, reads, finite=finite, scores=scores)
-
-    def polarity_forbidden(self, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str) -> None:
-        """A mask read as True = masked out: its polarity and triangle."""
-        if mask.true_set is not None:
-            self.triangle_check(mask.true_set.complement(), mask, node, reads, "AM102")
-            return
-        if mask.meaning != "allowed":
-            return
-        if mask.hf and mask.by_name:
-            self.hit(hf_code, node, reads, [self.fact(mask)])
-        elif mask.by_name:
-            self.hit("AM105", node, reads, [self.fact(mask)])
-        else:
-            self.hit("AM102", node, reads, [self.fact(mask)])
-
-    def penalty_triangle(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
-        """An additive mask whose penalties form a triangle: the keys it leaves allowed."""
-        if mask.kind == "additive" and mask.true_set is not None:
-            self.triangle_check(
-                mask.true_set.complement(), mask, node, f"{reads} (-inf where it is set)", "AM101"
-            )
-
-    def additive_sink(self, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
-        """A mask added to the scores: a 0/1 mask forbids nothing."""
-        if mask.kind == "additive":
-            self.penalty_triangle(mask, node, reads)
-            return
-        # an HF `attention_mask` added as it is: inside attention layers that name usually holds
-        # the already expanded additive mask, so the name proves nothing here
-        # an unknown dtype proves nothing: `x.new([-inf]).triu()` is a triangle of penalties
-        if not mask.by_name and mask.dtype in ("float", "bool"):
-            self.hit(
-                "AM201",
-                node,
-                f"{reads}: a 0/1 mask adds 1.0 or 0.0, it forbids nothing",
-                [self.fact(mask)],
-            )
-
-    def layout_check(
-        self,
-        mask: Mask,
-        node: ast.AST | Arg,
-        api: str,
-        *,
-        finite: bool = False,
-        scores: bool = False,
-    ) -> None:
-        """A padding mask whose key axis is not last, or padding on both axes.
-
-        ``finite``: the mask fills with a finite penalty (``finfo.min``), so a padded query's
-        row is uniform, not NaN: padding on both axes is then no finding.  ``scores``: the
-        mask reaches attention scores or an attention API for certain, so a mask known by
-        its name whose keys ``unsqueeze(-1)`` moved is judged (pooling scores ``[B, S, 1]``
-        take ``mask.unsqueeze(-1)`` rightly).
-        """
-        moved = mask.moved_at is not None and scores
-        if (
-            mask.key_padding
-            and not mask.key_last
-            and (not mask.by_name or mask.rank_shown or moved)
-        ):
-            sink = node.value if isinstance(node, Arg) else node
-            facts = [self.fact(mask)]
-            if mask.rank_shown is not None:
-                facts = [
-                    (
-                        f"a [B, S] mask whose last axis moved to the queries: {mask.ndim} axes "
-                        "here, which only a mask of two axes gets from this subscript",
-                        mask.rank_shown,
-                    )
-                ]
-            if mask.moved_at is not None and mask.moved_at.node is not sink:
-                # the unsqueeze that put the keys on the query axis is what needs changing
-                api = f"{api} (`{self.sink_text(node)}`)"
-                node = mask.moved_at.node
-            self.hit(
-                "AM601",
-                node,
-                f"{api} broadcasts a padding mask over the queries only when its key axis is "
-                "last ([B, 1, 1, S] or [B, 1, S]); here it lies on the query axis, so padded "
-                "queries' rows have no allowed key",
-                facts,
-            )
-        elif mask.query_and_key is not None and not finite:
-            self.hit(
-                "AM602",
-                node,
-                f"{api}: a padded query's row then has no allowed key, whose result is NaN "
-                "(softmax, MHA with weights) or zeros (SDPA)",
-                [("padding on both the query and the key axis", mask.query_and_key)],
-            )
 
 
 def _frees_the_diagonal(*terms: Mask) -> bool:
@@ -4980,24 +4400,6 @@ def _leaves(body: Sequence[ast.stmt]) -> bool:
     return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
-def _parameters(node: FunctionNode) -> dict[str, AnyValue]:
-    arguments = node.args
-    found: dict[str, AnyValue] = {}
-    for arg in (*arguments.posonlyargs, *arguments.args, *arguments.kwonlyargs):
-        text = "" if arg.annotation is None else " ".join(names_in(arg.annotation))
-        boolean = "BoolTensor" in text or text.startswith("Bool")
-        found[arg.arg] = BOOL_PARAM if boolean else PARAM
-        if LENGTH_NAMES.fullmatch(arg.arg):
-            # a length named for its sequence: `q_len`, `kv_len`
-            found[arg.arg] = Dim(Origin(arg, f"`{arg.arg}` by its name"), _role(arg.arg))
-    return found
-
-
-LENGTH_NAMES = re.compile(
-    r"(q|query|tgt|k|kv|key|src)_?(seq_?)?len(gth)?|seq_?len_?(q|kv|k)|seqlen_?(q|kv|k)"
-    r"|len_?(q|k|v|kv|query|key)"
-)
-"""Parameter names that count a query or key sequence."""
 SHAPE_KEEPING = (
     "ReLU",
     "LeakyReLU",
@@ -5011,24 +4413,6 @@ SHAPE_KEEPING = (
     "ELU",
 )
 """Layers whose output has their input's shape."""
-_QUERY = re.compile(r"_?(q|query|queries|xq|x_q|q_states|query_states|query_layer|q_new)")
-_KEY = re.compile(
-    r"_?(k|key|keys|xk|x_k|k_cache|key_cache|kv|k_states|key_states|key_layer|past_k|keys_cached)"
-)
-
-
-_BATCH = re.compile(r"_*(b|bs|bsz|batch|batch_?size|n_?batch(es)?|num_batch(es)?)", re.I)
-
-
-_LENGTH = re.compile(r"_*(seq_?len(gth)?|length|len|num_tokens|n_?tokens|n|t|l)", re.I)
-
-
-def _length(node: ast.AST, value: object) -> bool:
-    """A sequence length: by its name (``seq_len``, ``n`` as einops writes it) or its tensor."""
-    if isinstance(value, Dim) and value.role is not None:
-        return True
-    name = last_name(node)
-    return name is not None and (_LENGTH.fullmatch(name) is not None or _role(name) is not None)
 
 
 _REDUCTIONS = ("max", "amax", "logsumexp")
@@ -5063,117 +4447,6 @@ def _moves_the_last_axis(elements: list[ast.expr]) -> bool:
     )
 
 
-def _whole(element: ast.AST) -> bool:
-    """``:``, a whole axis."""
-    return (
-        isinstance(element, ast.Slice)
-        and element.lower is None
-        and element.upper is None
-        and element.step is None
-    )
-
-
-def _tokenizer_ids(node: ast.AST) -> bool:
-    """``batch["input_ids"]``, ``encoded.input_ids``: a tokenizer's ids, ``[B, T]``."""
-    if isinstance(node, ast.Subscript):
-        return string_literal(node.slice) == "input_ids"
-    return (
-        isinstance(node, ast.Attribute)
-        and node.attr == "input_ids"
-        and not (isinstance(node.value, ast.Name) and node.value.id == "self")
-    )
-
-
-def _ids_layout(function: ast.AST, name: str) -> set[str]:
-    """What a function's reads of ``name``'s sizes say its first axis is: batch or sequence.
-
-    ``b, t = ids.shape`` / ``ids.size()``, ``x = ids.size(0)`` / ``ids.shape[0]``,
-    ``x = ids.size(1)`` / ``ids.shape[1]``, by the names the sizes are given.
-    """
-    said: set[str] = set()
-
-    def axis_named(position: int, target: ast.AST) -> None:
-        label = last_name(target)
-        if label is None:
-            return
-        batch = _BATCH.fullmatch(label) is not None
-        length = _LENGTH.fullmatch(label) is not None or _role(label) is not None
-        if batch == length:
-            return
-        if position == 0:
-            said.add("batch" if batch else "sequence")
-        elif position == 1:
-            said.add("sequence" if batch else "batch")
-
-    def read_of(value: ast.AST) -> int | None:
-        """Which axis of ``name`` a size read picks (-1: the whole shape)."""
-        if isinstance(value, ast.Attribute) and value.attr == "shape":
-            return -1 if last_name(value.value) == name else None
-        if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Attribute):
-            shape = value.value
-            if shape.attr == "shape" and last_name(shape.value) == name:
-                return int_literal(value.slice)
-            return None
-        if (
-            isinstance(value, ast.Call)
-            and isinstance(value.func, ast.Attribute)
-            and value.func.attr == "size"
-            and last_name(value.func.value) == name
-        ):
-            if not value.args:
-                return -1
-            return int_literal(value.args[0]) if len(value.args) == 1 else None
-        return None
-
-    for statement in ast.walk(function):
-        if isinstance(statement, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-            if any(isinstance(target, ast.Name) and target.id == name for target in targets):
-                return set()  # `ids = ids.t()`: which ids the sizes were read of is unknown
-        if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-            continue
-        target, axis = statement.targets[0], read_of(statement.value)
-        if axis is None:
-            continue
-        if axis == -1 and isinstance(target, (ast.Tuple, ast.List)):
-            for position, element in enumerate(target.elts[:2]):
-                axis_named(position, element)
-        elif axis in (0, 1) and isinstance(target, ast.Name):
-            axis_named(axis, target)
-    return said
-
-
-def _size_read(node: ast.AST, axis: int, *, unpacked: bool = False) -> bool:
-    """``x.size(axis)`` or ``x.shape[axis]`` (``unpacked``: also ``s[axis]`` of ``s = x.shape``)."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        return node.func.attr == "size" and [int_literal(a) for a in node.args] == [axis]
-    return (
-        isinstance(node, ast.Subscript)
-        and (
-            (isinstance(node.value, ast.Attribute) and node.value.attr == "shape")
-            or (unpacked and isinstance(node.value, ast.Name))
-        )
-        and int_literal(node.slice) == axis
-    )
-
-
-def _second(node: ast.AST) -> bool:
-    """A tensor's own second size, ``s[1]`` of ``s = x.shape``, ``x.shape[1]``, ``x.size(1)``.
-
-    Kept second in a split into heads and again in the merge, it is the length: a batch axis
-    there would attend across batch items.
-    """
-    return _size_read(node, 1, unpacked=True)
-
-
-def _batch_size(node: ast.AST) -> bool:
-    """A batch size: by its name (``bsz``, ``self.batch_size``), ``x.size(0)``, ``x.shape[0]``."""
-    name = last_name(node)
-    if name is not None:
-        return _BATCH.fullmatch(name) is not None
-    return _size_read(node, 0)
-
-
 def _unbound(
     receiver: Tensor | Transposed, shape: tuple[Dim, ...], args: list[Arg], origin: Origin
 ) -> AnyValue | None:
@@ -5196,89 +4469,12 @@ def _unbound(
     return Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))
 
 
-def _head_size(node: ast.AST) -> bool:
-    """A size named for one head's width: ``dim_head``, ``self.head_dim``, ``d_k``."""
-    name = last_name(node)
-    return name is not None and names_a_head_size(name)
-
-
-def _unwrapped(node: ast.expr) -> ast.expr:
-    """``torch.tensor(x, dtype=...)`` / ``float(x)``: the number it holds, ``x``."""
-    if (
-        isinstance(node, ast.Call)
-        and last_name(node.func) in ("tensor", "float", "as_tensor")
-        and node.args
-    ):
-        return node.args[0]
-    return node
-
-
-def _features_first(left: ast.AST, right: ast.AST) -> bool:
-    """``q.transpose(-2, -1) @ k``: queries and keys laid out [..., d, N], named so.
-
-    The query may be a name it was moved into (``x_q = conv(x).permute(0, 2, 1)``).
-    """
-    if isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute):
-        if left.func.attr not in ("transpose", "permute", "mT", "t"):
-            return False
-        left = left.func.value
-    return _role(last_name(left)) == "query" and _role(last_name(right)) == "key"
-
-
-def _keys_first(left: ast.AST, right: ast.AST) -> bool:
-    """``keys @ queries.transpose(1, 2)``: scores laid out [B, S, L], keys before queries.
-
-    Named so on both sides, the product's key axis is not its last one: it is not read as
-    scores (``softmax(dim=1)`` is right there).
-    """
-    while isinstance(right, ast.Call) and isinstance(right.func, ast.Attribute):
-        right = right.func.value  # queries.transpose(1, 2), queries.permute(0, 2, 1)
-    return _role(last_name(left)) == "key" and _role(last_name(right)) == "query"
-
-
-def _role(name: str | None) -> str | None:
-    """Which sequence a name counts or holds: ``"query"``, ``"key"`` or None."""
-    if name is None:
-        return None
-    word = name.lower()
-    if LENGTH_NAMES.fullmatch(word):
-        return "key" if re.search(r"(^|_)(k|v|kv|key|src)(_|len|$)|(kv|k)$", word) else "query"
-    if _QUERY.fullmatch(word):
-        return "query"
-    if _KEY.fullmatch(word):
-        return "key"
-    return None
-
-
-def _as_dim(value: object, node: ast.AST) -> Dim:
-    """A constructor's size as a :class:`Dim`: a literal, a size read before, or unknown."""
-    if isinstance(value, Dim):
-        return value
-    if isinstance(value, Const) and value.value == int(value.value):
-        return Dim(Origin(node, ""), None, int(value.value))
-    return Dim(Origin(node, ""))
-
-
 def _returned(returned: list[AnyValue | None]) -> AnyValue | None:
     """What every ``return`` of a function agrees on (None when nothing is known)."""
     if not returned:
         return None
     value = join([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
     return None if isinstance(value, (Unknown, Param)) else value
-
-
-def _narrowest_overflowed(const: Const) -> str:
-    """The widest of float16 and bfloat16 that cannot hold ``const``."""
-    return "bfloat16" if abs(const.value) > BFLOAT16_MAX else "float16"
-
-
-def _overflows_float16(const: Const) -> bool:
-    return (
-        abs(const.value) > FLOAT16_MAX
-        and not math.isinf(const.value)
-        and not const.finfo
-        and not const.relative
-    )
 
 
 def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) -> Const | None:
@@ -5373,24 +4569,6 @@ def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
         and isinstance(lookup(node.id), Param)
         and node.id.lower().strip("_").endswith("mask")
     )
-
-
-def _wide(dtype: str) -> bool:
-    """Whether a dtype written as ``dtype`` is float32 or float64 for certain."""
-    return dtype.strip().endswith(("float32", "float64", "double", ".float")) or dtype in (
-        "float",
-        "torch.float",
-    )
-
-
-def _number(value: float) -> str:
-    """A constant as a reader wrote it: -1e+10 as -1e10, -3.4028234663852886e+38 as -3.4e38."""
-    text = f"{value:.2g}" if abs(value) >= 1e5 else f"{value:g}"
-    return text.replace("e+", "e")
-
-
-def _masked(target: AnyValue | None) -> AnyValue | None:
-    return dataclasses.replace(target, masked=True) if isinstance(target, Scores) else None
 
 
 def _float32(func: ast.AST) -> bool:
@@ -5637,29 +4815,6 @@ def _zeros(node: ast.AST, qualname: Callable[[ast.AST], str | None]) -> bool:
     return qualname(node.func) in ("torch.zeros", "torch.zeros_like")
 
 
-def _unsqueezed_pair(
-    left: ast.AST, right: ast.AST, rank: int | None
-) -> set[tuple[str, str] | None]:
-    """``m.unsqueeze(2) & m.unsqueeze(1)``: new axes at a and a - 1 of one tensor.
-
-    Of a ``[B, N]`` mask the higher one puts the positions on the query axis (``[B, N, 1]``),
-    the lower one on the key axis (``[B, 1, N]``).  ``rank``: m's, where known; the higher
-    axis must be it (``unsqueeze(2)`` of a 3-D mask is no query axis).
-    """
-    left_view, right_view = _unsqueezed(left), _unsqueezed(right)
-    if left_view is None or right_view is None:
-        return {None}
-    (one, first), (other, second) = left_view, right_view
-    if min(first, second) < 1 or one != other or abs(first - second) != 1:
-        return {None}
-    if rank not in (None, max(first, second)):
-        return {None}
-    return {
-        (one, "query" if first > second else "key"),
-        (other, "query" if second > first else "key"),
-    }
-
-
 def _over_its_key_sum(node: ast.AST, names: set[str]) -> bool:
     """``w / w.sum(dim=-1, keepdim=True)`` (or ``.sum(-1)``) for ``w`` one of ``names``."""
     if not (
@@ -5677,72 +4832,6 @@ def _over_its_key_sum(node: ast.AST, names: set[str]) -> bool:
     return any(int_literal(dim) == -1 for dim in dims)
 
 
-def _unsqueezed(node: ast.AST) -> tuple[str, int] | None:
-    """``m.unsqueeze(a)`` of a name with a literal axis: m's text and a."""
-    if not (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Attribute)
-        and node.func.attr == "unsqueeze"
-        and len(node.args) == 1
-        and not node.keywords
-        and isinstance(node.func.value, (ast.Name, ast.Attribute))
-    ):
-        return None
-    axis = int_literal(node.args[0])
-    return (ast.unparse(node.func.value), axis) if axis is not None else None
-
-
-def _pair_sides(left: ast.AST, right: ast.AST, rank: int | None) -> set[tuple[str, str] | None]:
-    """The two views of ``left & right``, each with the axis it puts the positions on."""
-    sides = {_pair_side(left), _pair_side(right)}
-    return _unsqueezed_pair(left, right, rank) if None in sides else sides
-
-
-def _pair_side(node: ast.AST) -> tuple[str, str] | None:
-    """Which axis a view of a per-position mask puts its positions on, and of which tensor.
-
-    ``(base, "query")`` for ``m[..., :, None]`` / ``m.unsqueeze(-1)``; ``"key"`` for
-    ``m[..., None, :]`` / ``m.unsqueeze(-2)``; under ``~`` the base is ``~m``; None for
-    anything else.
-    """
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-        inner = _pair_side(node.operand)
-        return (f"~{inner[0]}", inner[1]) if inner is not None else None
-    unsqueezed = _unsqueezed(node)
-    if unsqueezed is not None:
-        side = {-1: "query", -2: "key"}.get(unsqueezed[1])
-        return (unsqueezed[0], side) if side else None
-    if not (
-        isinstance(node, ast.Subscript)
-        and isinstance(node.value, (ast.Name, ast.Attribute))
-        and isinstance(node.slice, ast.Tuple)
-        and len(node.slice.elts) >= 2
-    ):
-        return None
-    elements = node.slice.elts
-    if not all(
-        _whole(element)
-        or is_none(element)
-        or (isinstance(element, ast.Constant) and element.value is Ellipsis)
-        for element in elements
-    ):
-        return None
-    before, last = elements[-2], elements[-1]
-    if is_none(last) and not is_none(before):
-        return ast.unparse(node.value), "query"
-    if _whole(last) and is_none(before):
-        return ast.unparse(node.value), "key"
-    return None
-
-
-def _penalise(scores: Scores, at: Origin) -> Scores:
-    """Scores given a mask's penalty at ``at``: a softcap or a weak fill before it is replaced."""
-    pending = tuple(
-        hit for hit in scores.pending if getattr(hit, "code", None) not in ("AM203", "AM403")
-    )
-    return dataclasses.replace(scores, penalised=at, pending=pending)
-
-
 def _major(side: object) -> heads.Major | None:
     """The row order of a query or key whose heads were merged into its first axis."""
     if isinstance(side, (Tensor, Transposed)):
@@ -5753,8 +4842,3 @@ def _major(side: object) -> heads.Major | None:
 def _scaled(value: object) -> bool:
     """A tensor multiplied or divided by something: a query or key scaled before ``q @ kᵀ``."""
     return isinstance(value, ScaledTensor) or (isinstance(value, Transposed) and value.scaled)
-
-
-def _short(code: str, limit: int = 60) -> str:
-    one = " ".join(code.split())
-    return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -296,3 +296,99 @@ def identifiers(node: ast.AST) -> set[str]:
         elif isinstance(inner, ast.arg):
             found.add(inner.arg)
     return found
+
+
+def _whole(element: ast.AST) -> bool:
+    """``:``, a whole axis."""
+    return (
+        isinstance(element, ast.Slice)
+        and element.lower is None
+        and element.upper is None
+        and element.step is None
+    )
+
+
+def _unsqueezed_pair(
+    left: ast.AST, right: ast.AST, rank: int | None
+) -> set[tuple[str, str] | None]:
+    """``m.unsqueeze(2) & m.unsqueeze(1)``: new axes at a and a - 1 of one tensor.
+
+    Of a ``[B, N]`` mask the higher one puts the positions on the query axis (``[B, N, 1]``),
+    the lower one on the key axis (``[B, 1, N]``).  ``rank``: m's, where known; the higher
+    axis must be it (``unsqueeze(2)`` of a 3-D mask is no query axis).
+    """
+    left_view, right_view = _unsqueezed(left), _unsqueezed(right)
+    if left_view is None or right_view is None:
+        return {None}
+    (one, first), (other, second) = left_view, right_view
+    if min(first, second) < 1 or one != other or abs(first - second) != 1:
+        return {None}
+    if rank not in (None, max(first, second)):
+        return {None}
+    return {
+        (one, "query" if first > second else "key"),
+        (other, "query" if second > first else "key"),
+    }
+
+
+def _unsqueezed(node: ast.AST) -> tuple[str, int] | None:
+    """``m.unsqueeze(a)`` of a name with a literal axis: m's text and a."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "unsqueeze"
+        and len(node.args) == 1
+        and not node.keywords
+        and isinstance(node.func.value, (ast.Name, ast.Attribute))
+    ):
+        return None
+    axis = int_literal(node.args[0])
+    return (ast.unparse(node.func.value), axis) if axis is not None else None
+
+
+def _pair_sides(left: ast.AST, right: ast.AST, rank: int | None) -> set[tuple[str, str] | None]:
+    """The two views of ``left & right``, each with the axis it puts the positions on."""
+    sides = {_pair_side(left), _pair_side(right)}
+    return _unsqueezed_pair(left, right, rank) if None in sides else sides
+
+
+def _pair_side(node: ast.AST) -> tuple[str, str] | None:
+    """Which axis a view of a per-position mask puts its positions on, and of which tensor.
+
+    ``(base, "query")`` for ``m[..., :, None]`` / ``m.unsqueeze(-1)``; ``"key"`` for
+    ``m[..., None, :]`` / ``m.unsqueeze(-2)``; under ``~`` the base is ``~m``; None for
+    anything else.
+    """
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        inner = _pair_side(node.operand)
+        return (f"~{inner[0]}", inner[1]) if inner is not None else None
+    unsqueezed = _unsqueezed(node)
+    if unsqueezed is not None:
+        side = {-1: "query", -2: "key"}.get(unsqueezed[1])
+        return (unsqueezed[0], side) if side else None
+    if not (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.value, (ast.Name, ast.Attribute))
+        and isinstance(node.slice, ast.Tuple)
+        and len(node.slice.elts) >= 2
+    ):
+        return None
+    elements = node.slice.elts
+    if not all(
+        _whole(element)
+        or is_none(element)
+        or (isinstance(element, ast.Constant) and element.value is Ellipsis)
+        for element in elements
+    ):
+        return None
+    before, last = elements[-2], elements[-1]
+    if is_none(last) and not is_none(before):
+        return ast.unparse(node.value), "query"
+    if _whole(last) and is_none(before):
+        return ast.unparse(node.value), "key"
+    return None
+
+
+def _short(code: str, limit: int = 60) -> str:
+    one = " ".join(code.split())
+    return one if len(one) <= limit else one[: limit - 1] + "…"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -28,6 +29,7 @@ from attention.review.provenance import (
     Triangle,
     Value,
 )
+from attention.review.sinks import BFLOAT16_MAX, FLOAT16_MAX
 from attention.review.syntax import (
     Arg,
 )
@@ -406,3 +408,43 @@ def is_zero_one(value: object) -> bool:
         and not value.by_name
         and value.dtype in ("float", "int", "bool")
     )
+
+
+def _narrowest_overflowed(const: Const) -> str:
+    """The widest of float16 and bfloat16 that cannot hold ``const``."""
+    return "bfloat16" if abs(const.value) > BFLOAT16_MAX else "float16"
+
+
+def _overflows_float16(const: Const) -> bool:
+    return (
+        abs(const.value) > FLOAT16_MAX
+        and not math.isinf(const.value)
+        and not const.finfo
+        and not const.relative
+    )
+
+
+def _wide(dtype: str) -> bool:
+    """Whether a dtype written as ``dtype`` is float32 or float64 for certain."""
+    return dtype.strip().endswith(("float32", "float64", "double", ".float")) or dtype in (
+        "float",
+        "torch.float",
+    )
+
+
+def _number(value: float) -> str:
+    """A constant as a reader wrote it: -1e+10 as -1e10, -3.4028234663852886e+38 as -3.4e38."""
+    text = f"{value:.2g}" if abs(value) >= 1e5 else f"{value:g}"
+    return text.replace("e+", "e")
+
+
+def _masked(target: AnyValue | None) -> AnyValue | None:
+    return dataclasses.replace(target, masked=True) if isinstance(target, Scores) else None
+
+
+def _penalise(scores: Scores, at: Origin) -> Scores:
+    """Scores given a mask's penalty at ``at``: a softcap or a weak fill before it is replaced."""
+    pending = tuple(
+        hit for hit in scores.pending if getattr(hit, "code", None) not in ("AM203", "AM403")
+    )
+    return dataclasses.replace(scores, penalised=at, pending=pending)

@@ -8,6 +8,26 @@ A mask read with the other meaning of True (may attend / is forbidden), or a Hug
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING
+
+from attention.review.provenance import (
+    Mask,
+    Origin,
+)
+from attention.review.rules import (
+    am2_fills,
+    am3_causal,
+    am6_padding,
+)
+from attention.review.syntax import (
+    Arg,
+    _short,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _MHA_CLASS, _SCORES, _SDPA_HEAD
 from attention.review.rules._rule import Rule
 
@@ -104,3 +124,113 @@ RULES: tuple[Rule, ...] = (
         "    return F.scaled_dot_product_attention(q, k, v, attn_mask=allowed)\n",
     ),
 )
+
+
+def fact(ev: Interpreter, mask: Mask) -> tuple[str, Origin]:
+    """What a mask is and where that came from, for a finding."""
+    return (mask.says(), mask.origin)
+
+
+def sink_text(ev: Interpreter, node: ast.AST | Arg) -> str:
+    """The short text of the expression a mask is passed as."""
+    return _short(ev.code(node.value if isinstance(node, Arg) else node))
+
+
+def allowed_sink(ev: Interpreter, mask: Mask, node: ast.AST | Arg, api: str) -> None:
+    """A mask where True means may attend (SDPA, the package's own API)."""
+    reads = f"{api} reads a Boolean mask as True = may attend"
+    if mask.kind == "additive":
+        penalty_triangle(ev, mask, node, f"{api} adds this mask to the scores")
+        return
+    if mask.dtype == "float":
+        am2_fills.additive_sink(ev, mask, node, f"{api} adds a floating-point mask to the scores")
+        return
+    if mask.dtype == "int":
+        return
+    if mask.true_set is not None:
+        am3_causal.triangle_check(ev, mask.true_set, mask, node, reads, "AM101")
+        return
+    if mask.meaning == "forbidden":
+        ev.hit("AM105" if mask.by_name else "AM101", node, reads, [fact(ev, mask)])
+        return
+    am6_padding.layout_check(ev, mask, node, api, scores=True)
+
+
+def forbidden_sink(ev: Interpreter, mask: Mask, node: ast.AST | Arg, api: str) -> None:
+    """A mask where True means masked out (MHA, the Transformer modules)."""
+    reads = f"{api} reads a Boolean mask as True = masked out"
+    if mask.repeated is not None:
+        where: ast.AST | Arg = node
+        at = api
+        sink = node.value if isinstance(node, Arg) else node
+        if mask.repeated.node is not sink:
+            # the repeat is what needs changing (to repeat_interleave)
+            at = f"{api} (`{sink_text(ev, node)}`)"
+            where = mask.repeated.node
+        ev.hit(
+            "AM802",
+            where,
+            f"{at} reads a 3-D attn_mask as [B·H, L, S], entry b·H + h; repeat(H, 1, 1) "
+            "lays it out h·B + b, so heads get other batch items' masks",
+            [("a [B, L, S] mask tiled with repeat", mask.repeated)],
+        )
+    if mask.kind == "additive":
+        penalty_triangle(ev, mask, node, f"{api} adds this mask to the scores")
+        return
+    if mask.dtype == "float" and not mask.hf:
+        am2_fills.additive_sink(ev, mask, node, f"{api} adds a floating-point mask to the scores")
+        return
+    polarity_forbidden(ev, mask, node, reads, hf_code="AM103")
+    am6_padding.layout_check(ev, mask, node, api, scores=True)
+
+
+def penalty_sink(
+    ev: Interpreter,
+    mask: Mask,
+    node: ast.AST | Arg,
+    reads: str,
+    *,
+    layout: bool = True,
+    finite: bool = False,
+    scores: bool = False,
+) -> None:
+    """A mask whose True entries get the penalty (``masked_fill``, ``* -inf``).
+
+    ``layout``: whether the filled tensor is known to be scores or a bias built for them,
+    so where the mask's keys lie matters (hidden states masked per position before a
+    pooling take ``m[..., None]`` rightly).  ``scores``: known to be ``q @ kᵀ``.
+    """
+    if mask.dtype == "float" and mask.hf and not mask.by_name:
+        return
+    if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
+        # masked_fill takes Boolean masks only (an integer one raises): what is passed as it
+        # is here is not the integer mask its name suggests
+        return
+    polarity_forbidden(ev, mask, node, reads, hf_code="AM104")
+    if layout:
+        am6_padding.layout_check(ev, mask, node, reads, finite=finite, scores=scores)
+
+
+def polarity_forbidden(
+    ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: str, hf_code: str
+) -> None:
+    """A mask read as True = masked out: its polarity and triangle."""
+    if mask.true_set is not None:
+        am3_causal.triangle_check(ev, mask.true_set.complement(), mask, node, reads, "AM102")
+        return
+    if mask.meaning != "allowed":
+        return
+    if mask.hf and mask.by_name:
+        ev.hit(hf_code, node, reads, [fact(ev, mask)])
+    elif mask.by_name:
+        ev.hit("AM105", node, reads, [fact(ev, mask)])
+    else:
+        ev.hit("AM102", node, reads, [fact(ev, mask)])
+
+
+def penalty_triangle(ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
+    """An additive mask whose penalties form a triangle: the keys it leaves allowed."""
+    if mask.kind == "additive" and mask.true_set is not None:
+        am3_causal.triangle_check(
+            ev, mask.true_set.complement(), mask, node, f"{reads} (-inf where it is set)", "AM101"
+        )

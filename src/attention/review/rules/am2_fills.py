@@ -7,6 +7,28 @@ The value must take the weight to zero without overflowing the dtype.
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+import math
+from typing import TYPE_CHECKING
+
+from attention.review.provenance import (
+    Const,
+    Mask,
+    Origin,
+    Scores,
+)
+from attention.review.rules import (
+    am1_polarity,
+)
+from attention.review.syntax import (
+    Arg,
+)
+from attention.review.values import _number, _overflows_float16
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _SCORES
 from attention.review.rules._rule import Rule
 
@@ -131,3 +153,93 @@ RULES: tuple[Rule, ...] = (
         '    return torch.zeros(size, size).masked_fill(~allowed, float("-inf"))\n',
     ),
 )
+
+
+def overflow_sink(ev: Interpreter, mask: Mask) -> None:
+    """AM202: an additive mask built as a tensor times a constant float16 cannot hold."""
+    if mask.kind == "additive" and mask.overflow is not None:
+        ev.hit(
+            "AM202",
+            mask.origin.node,
+            f"a tensor times {_number(mask.overflow.value)} keeps the tensor's dtype: "
+            "float16's largest magnitude is 65504, so the penalty becomes -inf there (NaN "
+            "for a row with no allowed key)",
+            [(f"the constant {_number(mask.overflow.value)}", mask.overflow.origin)],
+            overflows=mask.overflow,
+        )
+
+
+def multiplied_mask(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:
+    """AM203: scores times a 0/1 mask: a masked score becomes 0, not -inf (waits a softmax)."""
+    found = ev.hit(
+        "AM203",
+        node,
+        "a masked score must become -inf (or finfo.min) so its weight is 0; multiplied by a "
+        "0/1 mask it becomes 0, and its key keeps a weight comparable to the others",
+    )
+    ev.hits.remove(found)
+    return dataclasses.replace(scores, masked=True, pending=(*scores.pending, found), fixable=None)
+
+
+def infinite_product(
+    ev: Interpreter, const: Const, node: ast.AST, fact: tuple[str, Origin]
+) -> None:
+    """AM205: a tensor with zeros in it (a 0/1 mask, ``1 - x``) times ±inf."""
+    if math.isinf(const.value):
+        ev.hit(
+            "AM205",
+            node,
+            "0 × -inf is NaN: where the mask is 0 (kept) the product is NaN, not 0; build the "
+            "additive mask with torch.where(mask, 0.0, -inf) or masked_fill",
+            [fact],
+        )
+
+
+def overflow_check(ev: Interpreter, const: Const, node: ast.AST, dtype: str) -> None:
+    """AM202: a tensor holding a constant beyond float16's range converted to ``dtype``."""
+    if not _overflows_float16(const) or const.relative:
+        return
+    ev.hit(
+        "AM202",
+        node,
+        f"{_number(const.value)} is converted to {dtype}: float16's largest magnitude is "
+        "65504 (bfloat16's 3.39e38), so where the dtype is narrower the constant becomes "
+        "-inf",
+        [(f"holds {_number(const.value)}", const.origin)],
+        overflows=const,
+    )
+
+
+def weak_fill(ev: Interpreter, scores: Scores, fill: ast.AST) -> Scores:
+    """AM203 for a fill that leaves masked keys a weight (waits for a softmax).
+
+    Scores that already carry a penalty are masked: a 0 set into them then resets rows
+    (a padded query's, to a uniform row instead of NaN), which is no weak mask.
+    """
+    if scores.penalised is not None:
+        return dataclasses.replace(scores, masked=True, fixable=None)
+    found = ev.hit(
+        "AM203",
+        fill,
+        "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
+        "leaves the masked keys a weight comparable to the others",
+    )
+    ev.hits.remove(found)
+    return dataclasses.replace(scores, masked=True, pending=(*scores.pending, found), fixable=None)
+
+
+def additive_sink(ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: str) -> None:
+    """A mask added to the scores: a 0/1 mask forbids nothing."""
+    if mask.kind == "additive":
+        am1_polarity.penalty_triangle(ev, mask, node, reads)
+        return
+    # an HF `attention_mask` added as it is: inside attention layers that name usually holds
+    # the already expanded additive mask, so the name proves nothing here
+    # an unknown dtype proves nothing: `x.new([-inf]).triu()` is a triangle of penalties
+    if not mask.by_name and mask.dtype in ("float", "bool"):
+        ev.hit(
+            "AM201",
+            node,
+            f"{reads}: a 0/1 mask adds 1.0 or 0.0, it forbids nothing",
+            [am1_polarity.fact(ev, mask)],
+        )

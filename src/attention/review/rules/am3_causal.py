@@ -7,6 +7,32 @@ The triangle's direction, its diagonal, and its alignment when queries and keys 
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING
+
+from attention.review import apis
+from attention.review.provenance import (
+    CAUSAL,
+    Mask,
+    Triangle,
+)
+from attention.review.rules import (
+    am1_polarity,
+)
+from attention.review.syntax import (
+    Arg,
+    is_false,
+    is_none,
+    is_true,
+)
+from attention.review.values import (
+    AnyValue,
+    Dim,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _SDPA_HEAD
 from attention.review.rules._rule import Rule
 
@@ -153,3 +179,121 @@ RULES: tuple[Rule, ...] = (
         "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False)\n",
     ),
 )
+
+
+def causal_hint_check(
+    ev: Interpreter, row: apis.Api, node: ast.Call, values: list[AnyValue | None], api: str
+) -> None:
+    """AM306: ``is_causal=True`` without its mask, or beside a mask that is not causal."""
+    args = ev.args(node)
+    for flag in row.causal:
+        hint, keyword, padding = flag.keyword, flag.vouches_for, flag.beside
+        if keyword is None or padding is None:
+            continue  # a flag that vouches for no mask of this call: nothing to hold it to
+        hint_arg, _ = ev.argument(node, values, flag.position, hint)
+        if hint_arg is None or not is_true(hint_arg.value):
+            continue
+        position = row.argument(keyword).position
+        mask_arg, mask = ev.argument(node, values, position, keyword)
+        if mask_arg is None or is_none(mask_arg.value):
+            if any(arg.star for arg in args):
+                continue  # the mask may come in *args / **kwargs
+            ev.hit(
+                "AM306",
+                hint_arg,
+                f"{api}'s {hint} only vouches for the {keyword} passed with it: with no "
+                f"{keyword} the call raises, except on the inference fast path, which "
+                "drops the hint and lets every query see the future",
+            )
+            continue
+        padding_position = row.argument(padding).position
+        padding_arg, _ = ev.argument(node, values, padding_position, padding)
+        if padding_arg is not None and not is_none(padding_arg.value):
+            continue  # with a padding mask the hint is ignored and the mask applied
+        if row is apis.MHA:
+            weights = apis.MHA.argument("need_weights")
+            weights_arg, _ = ev.argument(node, values, weights.position, weights.keyword)
+            if weights_arg is None or not is_false(weights_arg.value):
+                continue  # need_weights=True applies the mask and ignores the hint
+        if isinstance(mask, Mask) and mask.key_padding and not mask.by_name:
+            ev.hit(
+                "AM306",
+                hint_arg,
+                f"{api} drops the {keyword} when {hint}=True and no {padding} is given, and "
+                "applies a causal triangle instead: this mask forbids keys for every query "
+                "alike, it is not that triangle",
+                [
+                    (
+                        f"said of the {keyword}, which forbids the same keys in each row",
+                        mask.origin,
+                    )
+                ],
+            )
+
+
+def alignment_check(
+    ev: Interpreter, node: ast.AST, rows: Dim, columns: Dim, diagonal: int, *, lower: bool
+) -> None:
+    """AM305: a causal triangle laid on L × S (queries × keys) at the top-left diagonal."""
+    causal = (lower and diagonal == 0) or (not lower and diagonal == 1)
+    named = ev.functions[-1].name.lower() if ev.functions else ""
+    if not causal or "upper_left" in named or "top_left" in named:
+        # a function named for the top-left alignment builds it on purpose
+        return
+    if columns.cache is not None and rows.cache is None and rows.read and columns.read:
+        ev.hit(
+            "AM305",
+            node,
+            "the triangle is laid on L × S from the top left, and S counts keys with a cache "
+            "joined in front (L < S on that path): there query i sees keys 0..i only; "
+            "bottom-right alignment is diagonal = S - L",
+            [("the number of queries", rows.origin), ("keys with a cache", columns.cache)],
+        )
+        return
+    fewer = rows.value is not None and columns.value is not None and rows.value < columns.value
+    if not fewer or not (rows.read and columns.read):
+        # literal sizes (a test's mask) or roles alone (q.size(-2) × k.size(-2)) do not show
+        # that a layer ever meets fewer queries than keys
+        # roles alone (q.size(-2) × k.size(-2)) do not show L < S ever happens
+        return
+    how = f"{rows.value} queries × {columns.value} keys"
+    ev.hit(
+        "AM305",
+        node,
+        f"the triangle is laid on {how} from the top left: where there are fewer queries "
+        "than keys (a cache), query i sees keys 0..i only; bottom-right alignment is "
+        "diagonal = S - L",
+        [("the number of queries", rows.origin), ("the number of keys", columns.origin)],
+    )
+
+
+def triangle_check(
+    ev: Interpreter, allowed: Triangle, mask: Mask, node: ast.AST | Arg, reads: str, flip_code: str
+) -> None:
+    """A triangle read as allowed: causal, the future, or neither."""
+    if allowed == CAUSAL:
+        return
+    if allowed == CAUSAL.complement():
+        ev.hit(
+            flip_code,
+            node,
+            f"{reads}; a causal mask allows the past, {CAUSAL.describe()}",
+            [am1_polarity.fact(ev, mask)],
+        )
+    else:
+        sink = node.value if isinstance(node, Arg) else node
+        if mask.triangle_at is not None and mask.triangle_at.node is not sink:
+            # neither polarity makes this triangle causal: the finding goes where it is
+            # built, which is what needs changing
+            reads = f"{reads} (`{am1_polarity.sink_text(ev, node)}`)"
+            node = mask.triangle_at.node
+            if allowed.lower == CAUSAL.lower:
+                # the right triangle on the wrong diagonal: the diagonal is what to change
+                node = ev.diagonal_argument(node) or node
+        ev.hit(
+            "AM303",
+            node,
+            f"{reads}; so this mask allows {allowed.describe()[5:]}, not the causal "
+            f"{CAUSAL.describe()[5:]}",
+            [am1_polarity.fact(ev, mask)],
+        )

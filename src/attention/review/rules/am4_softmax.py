@@ -5,6 +5,29 @@ A mask after the softmax, a softmax over the query axis, a softcap that squashes
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from typing import TYPE_CHECKING
+
+from attention.review.provenance import (
+    Mask,
+    Origin,
+    Scores,
+    Weights,
+)
+from attention.review.rules import (
+    am5_scale,
+)
+from attention.review.syntax import (
+    Arg,
+)
+from attention.review.values import (
+    Tensor,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _SCORES
 from attention.review.rules._rule import Rule
 
@@ -68,3 +91,119 @@ RULES: tuple[Rule, ...] = (
         "    return torch.softmax(scores, dim=-1) @ v\n",
     ),
 )
+
+
+def after_softmax(ev: Interpreter, weights: Weights, node: ast.AST, mask: Mask | None) -> Weights:
+    """A mask applied to softmax weights: reported only if no renormalisation follows."""
+    found = ev.hit(
+        "AM401",
+        node,
+        "a mask belongs on the scores, before the softmax; after it a row no longer sums to 1",
+        [("attention weights (softmax output)", weights.origin)]
+        + ([(mask.says(), mask.origin)] if mask is not None else []),
+    )
+    ev.hits.remove(found)
+    ev.pending[id(node)] = found
+    return Weights(weights.origin, masked_at=Origin(node, ""), unmasked=True)
+
+
+def size_one_check(ev: Interpreter, subject: Tensor, dim: int | None, at: ast.AST) -> None:
+    """AM402: a softmax along an axis of size 1 (every weight is 1)."""
+    sizes = subject.sizes
+    if sizes is None or dim is None:
+        return
+    if subject.open == "end":
+        # only the last axes are known (an nn.Linear's output of unknown rank)
+        if not -len(sizes) <= dim < 0:
+            return
+        axis = sizes[dim]
+    elif subject.open == "start":
+        if not 0 <= dim < len(sizes):
+            return
+        axis = sizes[dim]
+    elif -len(sizes) <= dim < len(sizes):
+        axis = sizes[dim]
+    else:
+        return
+    if axis.value == 1:
+        ev.hit(
+            "AM402",
+            at,
+            "the softmax runs along an axis of size 1, so every weight is 1: the axis of "
+            "the positions (keys) is another one",
+            [("an axis of size 1", axis.origin)],
+        )
+
+
+def axis_check(
+    ev: Interpreter,
+    subject: Scores,
+    dim: int | None,
+    at: ast.AST | Arg,
+    *,
+    implicit: bool,
+    softmax: ast.AST | None = None,
+) -> None:
+    """AM402: a softmax over an axis other than the scores' last (the keys).
+
+    Not where the weights are then divided by their own sum over the keys: slot attention
+    (Locatello et al.) normalises over the queries on purpose, then over the keys; nor for
+    one factor of a dual softmax (:meth:`dual_softmax`).  Both are looked for only where a
+    finding would be made.
+    """
+    last = dim == -1 or (dim is not None and subject.ndim is not None and dim == subject.ndim - 1)
+    facts: list[tuple[str, Origin]]
+    if (
+        subject.merged is not None
+        and (last or (implicit and subject.ndim == 2))
+        # a joint softmax over every pair is a matching's, on purpose; heads are attention's
+        and am5_scale.multi_head(ev)
+    ):
+        expects = (
+            "each query's weights must sum to 1 over its keys alone; after the key axis was "
+            "folded in with other axes, this softmax normalises over them together"
+        )
+        facts = [("the key axis folded in with others", subject.merged)]
+    elif implicit and subject.ndim is not None:
+        # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
+        dim = 0 if subject.ndim in (0, 1, 3) else 1
+        if dim == subject.ndim - 1:
+            return
+        expects = (
+            f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
+            "key axis of q @ kᵀ is the last one (dim=-1)"
+        )
+        facts = [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)]
+    elif implicit or dim is None:
+        return
+    else:
+        wrong = dim < -1 or dim == 0
+        if subject.ndim is not None and dim >= 0:
+            wrong = dim != subject.ndim - 1
+        if not wrong:
+            return
+        expects = (
+            "the key axis of q @ kᵀ is the last one (dim=-1): each query's weights over "
+            "the keys sum to 1"
+        )
+        facts = [("scores [..., L, S]", subject.origin)]
+    if ev.renormalised_over_keys(at) or (softmax is not None and ev.dual_softmax(softmax)):
+        return
+    ev.hit("AM402", at, expects, facts)
+
+
+def late_mask(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:
+    """Scores masked in place after a softmax read them: the weights carry no mask.
+
+    Reported unless a later softmax reads the masked scores.
+    """
+    found = ev.hit(
+        "AM401",
+        node,
+        "the softmax already read these scores (line of the softmax below): a mask filled "
+        "into them afterwards never reaches the weights",
+        [("scores read by a softmax", ev.consumed[id(scores)][1])],
+    )
+    ev.hits.remove(found)
+    ev.pending[id(node)] = found
+    return dataclasses.replace(scores, masked=True, late=Origin(node, ""))

@@ -2,6 +2,32 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
+from typing import TYPE_CHECKING
+
+from attention.review import head_counts
+from attention.review.provenance import (
+    Scale,
+    Weights,
+)
+from attention.review.sinks import (
+    HEAD_NAMES,
+    SCALE_WORDS,
+)
+from attention.review.syntax import (
+    _short,
+    factors,
+    identifiers,
+    last_name,
+)
+from attention.review.values import (
+    AnyValue,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._rule import Rule
 
 RULES: tuple[Rule, ...] = (
@@ -61,3 +87,99 @@ RULES: tuple[Rule, ...] = (
         "    return F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(q.size(-1)))\n",
     ),
 )
+
+
+def scaled_weights(ev: Interpreter, weights: Weights, node: ast.AST) -> Weights:
+    """AM501: the scale applied to the weights, after a softmax of unscaled scores."""
+    if weights.unscaled:
+        ev.hit(
+            "AM501",
+            node,
+            "scores are divided by √(head size) before the softmax; scaling its output "
+            "instead leaves the softmax unscaled and its rows no longer sum to 1",
+            [("the softmax of unscaled scores", weights.origin)],
+        )
+    return dataclasses.replace(weights, unscaled=False)
+
+
+def multi_head(ev: Interpreter) -> bool:
+    """Whether the code around names a head count or size: a scale from the width is wrong.
+
+    Identifiers only, so a comment ("single-head attention") proves nothing.
+    """
+    node: ast.AST = (
+        ev.classes[-1] if ev.classes else ev.functions[-1] if ev.functions else None
+    ) or ev.source.tree
+    key = id(node)
+    found = ev.heads.get(key)
+    if found is None:
+        found = ev.heads[key] = not HEAD_NAMES.isdisjoint(identifiers(node))
+    return found
+
+
+def per_head(ev: Interpreter, width: str) -> bool:
+    """Whether the code multiplies ``width`` by a head count: then it is the head size.
+
+    ``nn.Linear(in_dim, hidden_dim * num_heads)``: ``hidden_dim`` is each head's size.
+    """
+    node: ast.AST = (
+        ev.classes[-1] if ev.classes else ev.functions[-1] if ev.functions else None
+    ) or ev.source.tree
+    name = width.rsplit(".", 1)[-1]
+    for product in ast.walk(node):
+        if isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult):
+            parts = factors(product)
+            # another factor counts the heads (`batch * num_heads` does not make the head
+            # count a head size)
+            if name in map(last_name, parts) and any(
+                head_counts.counts(f) and last_name(f) != name for f in parts
+            ):
+                return True
+    return False
+
+
+def names_a_scale(ev: Interpreter) -> bool:
+    """Whether the function being read names a scale anywhere."""
+    function = ev.functions[-1] if ev.functions else None
+    if function is None:
+        return False
+    key = id(function)
+    if key not in ev.scaled_functions:
+        text = ev.code(function).lower()
+        ev.scaled_functions[key] = any(word in text for word in SCALE_WORDS)
+    return ev.scaled_functions[key]
+
+
+def scale_check(
+    ev: Interpreter,
+    scale: AnyValue | None,
+    node: ast.AST,
+    *,
+    divide: bool,
+    parted: bool | None = None,
+) -> None:
+    """A scale of the wrong power, or built from the width in multi-head code."""
+    if not isinstance(scale, Scale):
+        return
+    if scale.inverted != divide:
+        how = "multiplies the scores by" if scale.inverted else "divides the scores by"
+        ev.hit(
+            "AM503",
+            node,
+            f"the scale is 1/√(head size); this {how} the wrong power of it",
+            [("√d" if scale.inverted else "1/√d", scale.origin)],
+        )
+    elif (
+        scale.width is not None
+        and parted is not False
+        and multi_head(ev)
+        and not per_head(ev, scale.width)
+    ):
+        # reported where the scale is computed, which is what needs changing
+        ev.hit(
+            "AM502",
+            scale.origin.node,
+            f"the scale is 1/√(head size) = 1/√(d_model / num_heads), not the model width or "
+            f"the head count (used on line {node.lineno}: `{_short(ev.code(node))}`)",  # type: ignore[attr-defined]
+            [(f"built from `{scale.width}`", scale.origin)],
+        )

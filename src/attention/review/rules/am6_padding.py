@@ -5,6 +5,25 @@ A padding mask on the query axis, padded queries left with no key, a row whose e
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING
+
+from attention.review.provenance import (
+    Mask,
+    Weights,
+)
+from attention.review.rules import (
+    am1_polarity,
+)
+from attention.review.syntax import (
+    Arg,
+    _pair_side,
+    _pair_sides,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _ROW_BIAS
 from attention.review.rules._rule import Rule
 
@@ -69,3 +88,72 @@ RULES: tuple[Rule, ...] = (
         "    return torch.where(weights.isnan(), 0.0, weights) @ v\n",
     ),
 )
+
+
+def pair_rows_zeroed(ev: Interpreter, condition: ast.AST, weights: Weights) -> bool:
+    """Whether ``condition`` picks the rows a pairwise mask left with no key.
+
+    ``~valid[..., None]`` after ``valid[..., :, None] & valid[..., None, :]``: the padded
+    queries, on the query axis, which a fill of 0 then flushes.
+    """
+    if weights.nan_at is None:
+        return False
+    pending = ev.pending.get(id(weights.nan_at.node))
+    pair = pending.node if pending is not None and pending.code == "AM602" else None
+    if not (isinstance(pair, ast.BinOp) and isinstance(pair.op, ast.BitAnd)):
+        return False
+    sides = _pair_sides(pair.left, pair.right, None)
+    bases = {side[0] for side in sides if side is not None}
+    picked = _pair_side(condition)
+    return len(bases) == 1 and picked == (f"~{next(iter(bases))}", "query")
+
+
+def layout_check(
+    ev: Interpreter,
+    mask: Mask,
+    node: ast.AST | Arg,
+    api: str,
+    *,
+    finite: bool = False,
+    scores: bool = False,
+) -> None:
+    """A padding mask whose key axis is not last, or padding on both axes.
+
+    ``finite``: the mask fills with a finite penalty (``finfo.min``), so a padded query's
+    row is uniform, not NaN: padding on both axes is then no finding.  ``scores``: the
+    mask reaches attention scores or an attention API for certain, so a mask known by
+    its name whose keys ``unsqueeze(-1)`` moved is judged (pooling scores ``[B, S, 1]``
+    take ``mask.unsqueeze(-1)`` rightly).
+    """
+    moved = mask.moved_at is not None and scores
+    if mask.key_padding and not mask.key_last and (not mask.by_name or mask.rank_shown or moved):
+        sink = node.value if isinstance(node, Arg) else node
+        facts = [am1_polarity.fact(ev, mask)]
+        if mask.rank_shown is not None:
+            facts = [
+                (
+                    f"a [B, S] mask whose last axis moved to the queries: {mask.ndim} axes "
+                    "here, which only a mask of two axes gets from this subscript",
+                    mask.rank_shown,
+                )
+            ]
+        if mask.moved_at is not None and mask.moved_at.node is not sink:
+            # the unsqueeze that put the keys on the query axis is what needs changing
+            api = f"{api} (`{am1_polarity.sink_text(ev, node)}`)"
+            node = mask.moved_at.node
+        ev.hit(
+            "AM601",
+            node,
+            f"{api} broadcasts a padding mask over the queries only when its key axis is "
+            "last ([B, 1, 1, S] or [B, 1, S]); here it lies on the query axis, so padded "
+            "queries' rows have no allowed key",
+            facts,
+        )
+    elif mask.query_and_key is not None and not finite:
+        ev.hit(
+            "AM602",
+            node,
+            f"{api}: a padded query's row then has no allowed key, whose result is NaN "
+            "(softmax, MHA with weights) or zeros (SDPA)",
+            [("padding on both the query and the key axis", mask.query_and_key)],
+        )

@@ -9,6 +9,28 @@ projection before its positions.
 
 from __future__ import annotations
 
+import ast
+from typing import TYPE_CHECKING
+
+from attention.review import head_counts, heads
+from attention.review.provenance import (
+    Mask,
+    Origin,
+    Scores,
+)
+from attention.review.roles import _batch_size, _length
+from attention.review.syntax import (
+    Arg,
+    factors,
+    int_literal,
+)
+from attention.review.values import (
+    AnyValue,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _SPLIT_CLASS
 from attention.review.rules._rule import Rule
 
@@ -112,3 +134,64 @@ RULES: tuple[Rule, ...] = (
         "        return torch.softmax(scores, dim=-1)\n",
     ),
 )
+
+
+def tiling_check(ev: Interpreter, scores: Scores, mask: Mask) -> None:
+    """AM804: a mask tiled for the heads in the other order than the scores' rows."""
+    if scores.major == "batch" and mask.repeated is not None:
+        tiled, how = mask.repeated, "repeat(H, 1, 1) lays the mask out h·B + b"
+    elif scores.major == "head" and mask.interleaved is not None:
+        tiled, how = mask.interleaved, "repeat_interleave(H, dim=0) lays it out b·H + h"
+    else:
+        return
+    ev.hit(
+        "AM804",
+        tiled.node,
+        f"the heads were split off and merged so that row {heads.describe(scores.major)} "
+        f"holds batch item b, head h; {how}, so heads get other batch items' masks",
+        [(f"masked into scores whose rows are {heads.describe(scores.major)}", scores.origin)],
+    )
+
+
+def head_split_check(
+    ev: Interpreter, linear: Origin, node: ast.Call, args: list[Arg], values: list[AnyValue | None]
+) -> None:
+    """AM803: an ``nn.Linear``'s output viewed with the heads before its positions.
+
+    Its memory runs (batch, positions…, heads · head size): ``view(B, H, -1, d)`` or
+    ``view(B * H, -1, d)`` with only batch sizes in front of the head count cuts each item's
+    positions into H chunks and calls them heads.  Reported where the sizes say so by
+    their names: a head count (alone or times a batch size), only batch sizes before it,
+    and after it a ``-1`` or a length that is not the last size.
+    """
+    if len(args) == 1 and isinstance(args[0].value, (ast.Tuple, ast.List)):
+        sizes = list(args[0].value.elts)
+        known: list[AnyValue | None] = [None] * len(sizes)
+    elif all(arg.keyword is None and not arg.star for arg in args):
+        sizes = [arg.value for arg in args]
+        known = list(values)
+    else:
+        return
+    heads = next((at for at, size in enumerate(sizes) if head_counts.counts(size)), None)
+    if heads is None or not all(map(_batch_size, sizes[:heads])):
+        return
+    if not all(_batch_size(f) or head_counts.counts(f) for f in factors(sizes[heads])):
+        return
+    positions = next(
+        (
+            at
+            for at in range(heads + 1, len(sizes) - 1)
+            if int_literal(sizes[at]) == -1 or _length(sizes[at], known[at])
+        ),
+        None,
+    )
+    if positions is None:
+        return
+    ev.hit(
+        "AM803",
+        node,
+        "an nn.Linear's output runs (batch, positions, heads · head size) in memory: with "
+        f"`{ev.code(sizes[positions])}` after the head count, each 'head' is a chunk of "
+        "one item's positions, each 'position' one slice of a token",
+        [("a view of an nn.Linear's output, whose features are last", linear)],
+    )
