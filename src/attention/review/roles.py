@@ -16,6 +16,7 @@ from attention.review.provenance import (
     names_a_head_size,
 )
 from attention.review.syntax import (
+    FunctionNode,
     int_literal,
     last_name,
     names_in,
@@ -26,7 +27,6 @@ from attention.review.values import (
     PARAM,
     AnyValue,
     Dim,
-    FunctionNode,
 )
 
 

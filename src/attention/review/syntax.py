@@ -392,3 +392,13 @@ def _pair_side(node: ast.AST) -> tuple[str, str] | None:
 def _short(code: str, limit: int = 60) -> str:
     one = " ".join(code.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+"""A function's definition, ``def`` or ``async def``."""
+
+
+def _inside(node: ast.AST, function: FunctionNode | ast.ClassDef) -> bool:
+    """Whether a node lies in a function's (or class's) body (a caller's line does not)."""
+    line: int = node.lineno  # type: ignore[attr-defined]
+    return function.lineno <= line <= (function.end_lineno or function.lineno)

@@ -309,9 +309,6 @@ AnyValue = (
 )
 
 
-FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-
-
 Guard = tuple[ast.Name, str, bool]
 """``(name, fact, positive)``: ``fact`` is ``"bool"``, ``"float"`` or ``"none"``."""
 
@@ -448,3 +445,19 @@ def _penalise(scores: Scores, at: Origin) -> Scores:
         hit for hit in scores.pending if getattr(hit, "code", None) not in ("AM203", "AM403")
     )
     return dataclasses.replace(scores, penalised=at, pending=pending)
+
+
+@dataclass(frozen=True)
+class Hit:
+    """A rule's finding before positions are known: the node, what it is, what it came from."""
+
+    code: str
+    node: ast.AST
+    subject: str
+    expects: str
+    facts: tuple[tuple[str, Origin], ...] = ()
+    fix: str | None = None
+    narrow: str | None = None
+    """For a value a dtype cannot hold: the widest dtype that cannot (``"float16"``, or
+    ``"bfloat16"`` for a constant beyond bfloat16's range too); the finding stands only where
+    the code runs in that dtype or a narrower one."""

@@ -11,6 +11,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from attention.review import apis
+from attention.review.ops import triangles
 from attention.review.provenance import (
     CAUSAL,
     Mask,
@@ -289,7 +290,7 @@ def triangle_check(
             node = mask.triangle_at.node
             if allowed.lower == CAUSAL.lower:
                 # the right triangle on the wrong diagonal: the diagonal is what to change
-                node = ev.diagonal_argument(node) or node
+                node = triangles.diagonal_argument(ev, node) or node
         ev.hit(
             "AM303",
             node,

@@ -9,6 +9,7 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
+from attention.review.ops import normalisation
 from attention.review.provenance import (
     Mask,
     Origin,
@@ -187,7 +188,9 @@ def axis_check(
             "the keys sum to 1"
         )
         facts = [("scores [..., L, S]", subject.origin)]
-    if ev.renormalised_over_keys(at) or (softmax is not None and ev.dual_softmax(softmax)):
+    if normalisation.renormalised_over_keys(ev, at) or (
+        softmax is not None and normalisation.dual_softmax(ev, softmax)
+    ):
         return
     ev.hit("AM402", at, expects, facts)
 

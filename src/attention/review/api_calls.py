@@ -1,0 +1,314 @@
+"""Attention APIs called: SDPA, ``nn.MultiheadAttention`` and the layers built on it, flex masks.
+
+What each API's row in :mod:`~attention.review.apis` says (argument positions, convention)
+is read here when the pass meets a call, and the value passed is handed to the rules.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from attention.review import apis
+from attention.review.ops import (
+    normalisation,
+)
+from attention.review.ops.positions import (
+    _MIRRORED,
+    _TRIANGLES,
+)
+from attention.review.provenance import (
+    Embedded,
+    KeyCat,
+    Mask,
+    Module,
+    Origin,
+    Scores,
+    Weights,
+)
+from attention.review.roles import (
+    _ids_layout,
+    _tokenizer_ids,
+)
+from attention.review.rules import (
+    am1_polarity,
+    am3_causal,
+    am4_softmax,
+    am5_scale,
+)
+from attention.review.sinks import (
+    MODULE_APIS,
+    NO_DIM,
+)
+from attention.review.syntax import (
+    FunctionNode,
+    int_literal,
+    is_none,
+    is_true,
+)
+from attention.review.values import (
+    AnyValue,
+    Dim,
+    Instance,
+    Layers,
+    Tensor,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
+
+def _padding_name_as_attn_mask(argument: apis.Argument, value: AnyValue | None) -> bool:
+    """Whether a padding mask by its name goes where an ``attn_mask`` is read.
+
+    A ``[B, S]`` padding mask cannot be an ``attn_mask`` (``[L, S]`` or ``[B·H, L, S]``): where
+    it goes contradicts its name.
+    """
+    return (
+        argument.role == "mask" and isinstance(value, Mask) and value.by_name and value.key_padding
+    )
+
+
+def layers_of(ev: Interpreter, node: ast.AST, origin: Origin) -> Layers | None:
+    """The one kind of module a ``ModuleList``'s argument holds.
+
+    A comprehension's element, or a list or tuple whose elements are all that module (the
+    same kind and layout).
+    """
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        elements = [node.elt]
+    elif isinstance(node, (ast.List, ast.Tuple)) and node.elts:
+        elements = list(node.elts)
+    else:
+        return None
+    modules = [ev.ev(element) for element in elements]
+    first = modules[0]
+    if isinstance(first, Instance):
+        # layers of a class of this module: all of that class
+        same = all(isinstance(o, Instance) and o.cls is first.cls for o in modules[1:])
+        return Layers(origin, first) if same else None
+    if not isinstance(first, Module) or first.kind not in MODULE_APIS:
+        return None
+    if any(
+        not isinstance(other, Module)
+        or (other.kind, other.batch_first) != (first.kind, first.batch_first)
+        for other in modules[1:]
+    ):
+        return None
+    return Layers(origin, first)
+
+
+def embedded(ev: Interpreter, node: ast.Call) -> Embedded | None:
+    """An embedding of token ids the code shows batch first: ``[B, T, E]``.
+
+    The ids are a tokenizer's ``input_ids`` (``batch["input_ids"]``, ``enc.input_ids``,
+    always ``[B, T]``), or the function reads their sizes under names that say so
+    (``bsz, seq_len = ids.shape``, ``batch_size = ids.size(0)``, ``T = ids.shape[1]``)
+    and nowhere the other way round (``seq_len = src.size(0)``, the sequence-first layout
+    of PyTorch's word-language model).  Anything else is unknown.
+    """
+    args = ev.args(node)
+    if not args or args[0].keyword or args[0].star:
+        return None
+    ids = args[0].value
+    origin = Origin(node, "an nn.Embedding of token ids [B, T]: batch first, [B, T, E]")
+    if _tokenizer_ids(ids):
+        return Embedded(origin)
+    if not isinstance(ids, ast.Name) or not ev.functions:
+        return None
+    first = _ids_layout(ev.functions[-1], ids.id)
+    return Embedded(origin) if first == {"batch"} else None
+
+
+def construct(ev: Interpreter, kind: str, node: ast.Call, values: list[AnyValue | None]) -> Module:
+    """A constructed ``nn.MultiheadAttention`` / ``nn.Transformer*`` module."""
+    batch_first = False
+    for arg in ev.args(node):
+        if arg.keyword == "batch_first":
+            batch_first = is_true(arg.value)
+    if kind in ("encoder", "decoder") and values and isinstance(values[0], Module):
+        batch_first = values[0].batch_first
+    return Module(kind, batch_first, Origin(node, ""))
+
+
+def module_call(
+    ev: Interpreter, module: Module, node: ast.Call, values: list[AnyValue | None]
+) -> AnyValue | None:
+    """A call of a constructed module: its mask parameters and its input layout."""
+    if module.kind == "embedding":
+        return embedded(ev, node)
+    if module.kind in ("softmax", "linear", "conv", "same", "sequential"):
+        return layer(ev, module, node, values[0] if values else None)
+    row = MODULE_APIS.get(module.kind)
+    api = row.label if row is not None else f"nn.{module.kind}"
+    for mask_argument in row.masks if row is not None else ():
+        keyword = mask_argument.keyword
+        arg, value = ev.argument(node, values, mask_argument.position, keyword)
+        if _padding_name_as_attn_mask(mask_argument, value):
+            continue
+        if arg is not None and isinstance(value, Mask):
+            am1_polarity.forbidden_sink(ev, value, arg, f"{api}({keyword}=…)")
+    if row is not None:
+        am3_causal.causal_hint_check(ev, row, node, values, api)
+    args = ev.args(node)
+    if args and args[0].keyword is None and not args[0].star:
+        first = values[0]
+        query = args[0].value
+        if isinstance(first, Embedded) and not module.batch_first:
+            ev.hit(
+                "AM801",
+                query,
+                f"{api} was built without batch_first=True (line of construction below), "
+                "so it reads its input as [T, B, E]",
+                [
+                    ("batch first, [B, T, E]", first.origin),
+                    (f"{api} with batch_first=False", module.origin),
+                ],
+            )
+        elif (
+            module.batch_first
+            and isinstance(query, ast.Call)
+            and isinstance(query.func, ast.Attribute)
+            and query.func.attr == "transpose"
+            and [int_literal(a.value) for a in ev.args(query)] in ([0, 1], [1, 0])
+        ):
+            ev.hit(
+                "AM801",
+                query,
+                f"{api} was built with batch_first=True and reads [B, T, E]; the input was "
+                "transposed to [T, B, E]",
+                [(f"{api} with batch_first=True", module.origin)],
+            )
+    return None
+
+
+def layer(
+    ev: Interpreter, module: Module, node: ast.Call, subject: AnyValue | None
+) -> AnyValue | None:
+    """A layer applied to a tensor: its new sizes, or the softmax it takes."""
+    origin = Origin(node, "")
+    if module.kind == "softmax":
+        at = module.origin.node
+        dim = module.dim if module.dim is not None or module.implicit else NO_DIM
+        if isinstance(subject, Tensor):
+            am4_softmax.size_one_check(ev, subject, module.dim, at)
+            return Weights(origin)
+        if not isinstance(subject, Scores):
+            return Weights(origin=origin) if subject is None else None
+        return normalisation.softmax(ev, node, subject, 0, dim=(dim, at))
+    if module.kind == "sequential":
+        value = subject
+        for part in module.parts:
+            value = layer(ev, part, node, value) if isinstance(part, Module) else None
+        return value
+    sizes = subject.sizes if isinstance(subject, Tensor) else None
+    if module.kind == "same":
+        return Tensor(origin, sizes=sizes) if sizes is not None else None
+    if module.kind == "linear":
+        rest = sizes[:-1] if sizes else None
+        out = Dim(module.origin, None, module.out)
+        return Tensor(
+            origin,
+            sizes=(*rest, out) if rest is not None else (out,),
+            open=None if rest is not None else "end",
+            features=module.origin,
+        )
+    if module.kind == "conv":
+        channels = Dim(module.origin, None, module.out)
+        if sizes is not None and len(sizes) >= 3:
+            return Tensor(origin, sizes=(sizes[0], channels, *(Dim(origin) for _ in sizes[2:])))
+        return Tensor(origin, sizes=(Dim(origin), channels), open="start")
+    return None
+
+
+def sdpa(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) -> None:
+    """``F.scaled_dot_product_attention``: ``attn_mask``, ``is_causal`` and ``scale``."""
+    row = apis.SDPA
+    api = row.label
+    attn_mask = row.argument("attn_mask")
+    arg, mask = ev.given(node, values, attn_mask)
+    causal_arg, _ = ev.given(node, values, row.argument("is_causal"))
+    causal = causal_arg is not None and is_true(causal_arg.value)
+    if arg is not None and not is_none(arg.value):
+        if isinstance(mask, Mask):
+            am1_polarity.allowed_sink(ev, mask, arg, f"{api}({attn_mask.keyword}=…)")
+        if causal and causal_arg is not None:
+            ev.hit(
+                "AM301",
+                causal_arg,
+                f"{api} refuses or ignores attn_mask with is_causal=True, depending on the "
+                "release and backend: pass one of them (fold the causal mask into attn_mask)",
+            )
+    if causal and causal_arg is not None:
+        query, key = [*values, None, None][:2]
+        lengths = [
+            value.sizes[-2].value
+            if isinstance(value, Tensor) and value.sizes and len(value.sizes) >= 2
+            else None
+            for value in (query, key)
+        ]
+        shorter = None not in lengths and lengths[0] < lengths[1]  # type: ignore[operator]
+        if isinstance(key, KeyCat) and not isinstance(query, KeyCat) and not key.maybe:
+            ev.hit(
+                "AM302",
+                causal_arg,
+                "is_causal=True aligns the triangle to the top left: with fewer queries than "
+                "keys (L < S, a decode step) query i sees keys 0..i only",
+                [("keys with a cache prepended: S > L", key.origin)],
+            )
+        elif shorter and isinstance(key, Tensor):
+            ev.hit(
+                "AM302",
+                causal_arg,
+                f"is_causal=True aligns the triangle to the top left: with {lengths[0]} "
+                f"queries and {lengths[1]} keys, query i sees keys 0..i only",
+                [(f"{lengths[1]} keys", key.origin)],
+            )
+        elif isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+            ev.hit(
+                "AM304",
+                causal_arg,
+                "is_causal=True aligns the triangle to the top left: on the path where the "
+                "keys hold a cache (L < S) query i sees keys 0..i only",
+                [("keys with a cache prepended on some path", key.origin)],
+            )
+    scale_arg, scale = ev.given(node, values, row.argument("scale"))
+    if scale_arg is not None:
+        am5_scale.scale_check(ev, scale, scale_arg.value, divide=False)
+
+
+def mask_mod(ev: Interpreter, node: ast.AST) -> None:
+    """A ``flex_attention`` ``mask_mod``: the triangle its comparison allows."""
+    function: FunctionNode | ast.Lambda | None = None
+    if isinstance(node, ast.Lambda):
+        function = node
+    elif isinstance(node, ast.Name):
+        function = ev.function_named(node.id, method=False)
+    if function is None:
+        return
+    params = [arg.arg for arg in function.args.args]
+    if len(params) != 4:
+        return
+    body: ast.AST | None = None
+    if isinstance(function, ast.Lambda):
+        body = function.body
+    else:
+        for statement in function.body:
+            if isinstance(statement, ast.Return) and statement.value is not None:
+                body = statement.value
+    if not isinstance(body, ast.Compare) or len(body.ops) != 1:
+        return
+    left, right = body.left, body.comparators[0]
+    if not (isinstance(left, ast.Name) and isinstance(right, ast.Name)):
+        return
+    q, kv = params[2], params[3]
+    operator = type(body.ops[0])
+    if (left.id, right.id) == (kv, q):
+        operator = _MIRRORED.get(operator, operator)  # kv <= q is q >= kv
+    elif (left.id, right.id) != (q, kv):
+        return
+    found = _TRIANGLES.get(operator)
+    if found is None:
+        return
+    mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
+    am1_polarity.allowed_sink(ev, mask, body, "flex_attention's mask_mod (True = may attend)")

@@ -1,0 +1,319 @@
+"""Normalisation: ``softmax`` (the library's or written out), a softcap, a top-k, and its axis."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from typing import TYPE_CHECKING
+
+from attention.review.ops.positions import (
+    PAIRWISE,
+)
+from attention.review.provenance import (
+    Origin,
+    Scores,
+    Weights,
+)
+from attention.review.rules import (
+    am4_softmax,
+    am5_scale,
+)
+from attention.review.sinks import (
+    NO_DIM,
+    SCALE_WORDS,
+)
+from attention.review.syntax import (
+    Arg,
+    _inside,
+    _short,
+    int_literal,
+    last_name,
+)
+from attention.review.values import (
+    AnyValue,
+    Exp,
+    ExpSum,
+    Hit,
+    RowConst,
+    Tensor,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
+
+_REDUCTIONS = ("max", "amax", "logsumexp")
+
+
+def _over_its_key_sum(node: ast.AST, names: set[str]) -> bool:
+    """``w / w.sum(dim=-1, keepdim=True)`` (or ``.sum(-1)``) for ``w`` one of ``names``."""
+    if not (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Div)
+        and isinstance(node.left, ast.Name)
+        and node.left.id in names
+        and isinstance(node.right, ast.Call)
+        and isinstance(node.right.func, ast.Attribute)
+        and node.right.func.attr == "sum"
+        and last_name(node.right.func.value) == node.left.id
+    ):
+        return False
+    dims = [*node.right.args, *(k.value for k in node.right.keywords if k.arg == "dim")]
+    return any(int_literal(dim) == -1 for dim in dims)
+
+
+def softmax(
+    ev: Interpreter,
+    node: ast.Call,
+    subject: AnyValue | None,
+    offset: int,
+    dim: tuple[int | None, ast.AST] | None = None,
+) -> AnyValue | None:
+    """A softmax of ``subject``; ``dim``: an ``nn.Softmax``'s axis and where it was built."""
+    if isinstance(subject, Tensor) and dim is None:
+        dim_arg = next(
+            (
+                arg
+                for index, arg in enumerate(ev.args(node))
+                if arg.keyword == "dim" or (arg.keyword is None and index == offset)
+            ),
+            None,
+        )
+        if dim_arg is not None:
+            am4_softmax.size_one_check(ev, subject, int_literal(dim_arg.value), dim_arg.value)
+        return Weights(Origin(node, ""))
+    if not isinstance(subject, Scores):
+        return Weights(Origin(node, "")) if subject is None else None
+    ev.consumed[id(subject)] = (subject, Origin(node, "softmax"))
+    if subject.late is not None:
+        ev.pending.pop(id(subject.late.node), None)
+    weak: list[ast.AST] = []
+    for pending in subject.pending:
+        if isinstance(pending, Hit) and pending not in ev.hits:
+            if pending.fix is not None and pending is not subject.fixable:
+                # something read the filled scores before the softmax: no safe rewrite
+                pending = dataclasses.replace(pending, fix=None)
+            if pending.code == "AM203":
+                # reported unless the mask zeroes these weights after the softmax (and
+                # they are renormalised: AllenNLP's masked_softmax)
+                ev.pending[id(pending.node)] = pending
+                weak.append(pending.node)
+                continue
+            ev.hits.append(pending)
+    at: ast.AST | Arg
+    if dim is None:
+        dim_arg = None
+        for index, arg in enumerate(ev.args(node)):
+            if arg.keyword == "dim" or (arg.keyword is None and index == offset):
+                dim_arg = arg
+        at = dim_arg if dim_arg is not None else node
+        axis = int_literal(dim_arg.value) if dim_arg is not None else None
+        implicit = dim_arg is None
+    else:
+        axis, at = dim
+        implicit = axis is None
+        axis = None if axis == NO_DIM else axis
+    am4_softmax.axis_check(ev, subject, axis, at, implicit=implicit, softmax=node)
+    if (
+        not subject.scaled
+        # a learned position bias (T5's) is trained with unscaled scores, by design
+        and not subject.biased
+        # without heads, unscaled dot-product scores are a design (Luong's attention);
+        # scores [B, H, L, S] have heads
+        and (am5_scale.multi_head(ev) or subject.ndim == 4)
+        and not am5_scale.names_a_scale(ev)
+        and not any(word in enclosing_text(ev).lower() for word in SCALE_WORDS)
+    ):
+        ev.hit(
+            "AM501",
+            node,
+            "scores are divided by √(head size) before the softmax (SDPA's default scale)",
+            [("unscaled scores q @ kᵀ", subject.origin)],
+        )
+    nan_at = None
+    if subject.empty_row is not None and subject.empty_row.reason == PAIRWISE:
+        nan_at = Origin(node, "softmax")
+        # reported where the mask is built (what needs changing), unless a guard flushes
+        # the NaN weights
+        at = subject.empty_row.node
+        ev.pending[id(node)] = Hit(
+            "AM602",
+            at,
+            ev.code(at),
+            f"a padded query's row is all -inf, and the softmax of it (line "
+            f"{node.lineno}: `{_short(ev.code(node))}`) is 0/0, NaN",
+            (("padding on both the query and the key axis", subject.empty_row),),
+        )
+    elif subject.empty_row is not None:
+        nan_at = Origin(node, "softmax")
+        # reported unless a guard flushes the NaN weights (Weights.nan_at)
+        ev.pending[id(node)] = Hit(
+            "AM603",
+            node,
+            ev.code(node),
+            "a softmax of a row that is all -inf is 0/0, NaN: that query's output is NaN "
+            "(and so is every gradient that reads it)",
+            (("a softmax of scores whose mask leaves a query row no key", subject.empty_row),),
+        )
+    return Weights(
+        Origin(node, "softmax"),
+        unmasked=not subject.masked,
+        unscaled=not subject.scaled,
+        nan_at=nan_at,
+        weak=tuple(weak),
+    )
+
+
+def flattened(
+    ev: Interpreter, scores: Scores, node: ast.Call, values: list[AnyValue | None], origin: Origin
+) -> Scores:
+    """``s.flatten(start)``: the axes from ``start`` to the last become one.
+
+    Where the scores' rank is known and ``start`` is before the key axis, the keys are folded
+    in with the axes before them (DETR's ``weights.flatten(2)`` of [b, q, n, h, w]).
+    """
+    start, _ = ev.argument(node, values, 0, "start_dim")
+    end, _ = ev.argument(node, values, 1, "end_dim")
+    first = 0 if start is None else int_literal(start.value)
+    last = -1 if end is None else int_literal(end.value)
+    if scores.ndim is None or first is None or last is None:
+        return dataclasses.replace(scores, ndim=None)
+    first, last = first % scores.ndim, last % scores.ndim
+    ndim = scores.ndim - (last - first)
+    if first < scores.ndim - scores.key_axes and last == scores.ndim - 1:
+        return dataclasses.replace(scores, ndim=ndim, merged=origin, key_axes=1)
+    keys = scores.key_axes - (last - first) if last == scores.ndim - 1 else scores.key_axes
+    return dataclasses.replace(scores, ndim=ndim, key_axes=max(keys, 1))
+
+
+def dual_softmax(ev: Interpreter, node: ast.AST) -> bool:
+    """``F.softmax(sim, 1) * F.softmax(sim, 2)``: LoFTR's dual softmax, both axes on purpose.
+
+    The softmax is one factor of a product whose other factor is a softmax of the same
+    scores: a matching's mutual score, not attention weights over the keys.
+    """
+    if not ev.functions:
+        return False
+    for product in ast.walk(ev.functions[-1]):
+        if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
+            continue
+        sides = (product.left, product.right)
+        if node not in sides or not all(isinstance(side, ast.Call) for side in sides):
+            continue
+        calls = [side for side in sides if isinstance(side, ast.Call)]
+        if all(last_name(c.func) == "softmax" for c in calls) and all(c.args for c in calls):
+            first, second = (ev.code(c.args[0]) for c in calls)
+            return first == second
+    return False
+
+
+def renormalised_over_keys(ev: Interpreter, at: ast.AST | Arg) -> bool:
+    """``attn = dots.softmax(dim=1) + eps`` then ``attn / attn.sum(dim=-1, keepdim=True)``."""
+    node = at.value if isinstance(at, Arg) else at
+    if not ev.functions:
+        return False
+    function = ev.functions[-1]
+    names = {
+        statement.targets[0].id
+        for statement in ast.walk(function)
+        if isinstance(statement, ast.Assign)
+        and len(statement.targets) == 1
+        and isinstance(statement.targets[0], ast.Name)
+        and any(inner is node for inner in ast.walk(statement.value))
+    }
+    return bool(names) and any(
+        _over_its_key_sum(division, names) for division in ast.walk(function)
+    )
+
+
+def enclosing_text(ev: Interpreter) -> str:
+    """The source of the innermost class, else function, else module being read."""
+    if not ev.classes and not ev.functions:
+        return ev.source.text
+    node: ast.AST = ev.classes[-1] if ev.classes else ev.functions[-1]
+    key = id(node)
+    if key not in ev.texts:
+        ev.texts[key] = ev.code(node)
+    return ev.texts[key]
+
+
+def softcap(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:
+    """AM403: tanh of scores that carry a mask's penalty: -inf becomes a finite -1.
+
+    Reported only if a softmax reads what follows; the squashed scores carry no penalty.
+    """
+    if scores.penalised is None:
+        return scores
+    expects = (
+        "tanh maps the penalty (-inf, or any large negative) to -1, so after the softcap a "
+        "masked key scores -cap, a finite score, and keeps a weight"
+    )
+    site: ast.AST = node
+    for function, call in reversed(ev.helper_calls):
+        # a helper that caps what it is handed is right for raw scores: the finding goes
+        # to the call that hands it penalised ones
+        if _inside(scores.penalised.node, function):
+            break
+        site = call
+    if site is not node:
+        line = node.lineno  # type: ignore[attr-defined]
+        name = next(f.name for f, call in ev.helper_calls if call is site)
+        expects += f", in `{name}` (line {line}: `{_short(ev.code(node))}`)"
+    found = ev.hit(
+        "AM403", site, expects, [("scores carrying the mask's penalty", scores.penalised)]
+    )
+    ev.hits.remove(found)
+    return dataclasses.replace(
+        scores, pending=(*scores.pending, found), fixable=None, penalised=None
+    )
+
+
+def hand_written_softmax(
+    ev: Interpreter,
+    node: ast.Call,
+    method: str | None,
+    qualified: str | None,
+    receiver: AnyValue | None,
+    args: list[Arg],
+    values: list[AnyValue | None],
+) -> AnyValue | None:
+    """The parts of ``exp(s - s.amax(-1, keepdim=True))`` / its ``sum(-1, keepdim=True)``.
+
+    A reduction of the scores (max, amax, logsumexp), kept through ``.detach()`` and through
+    ``torch.maximum`` / ``clamp`` with anything, is a per-row constant; ``exp`` of scores is
+    a numerator, its ``sum`` over one axis the denominator (the division is the softmax).
+    """
+    origin = Origin(node, "")
+    subject = values[0] if qualified and values else receiver
+    short = qualified.rsplit(".", 1)[-1] if qualified and qualified.startswith("torch.") else None
+    name = short if qualified else method
+    if name in _REDUCTIONS and isinstance(subject, Scores):
+        return RowConst(origin)
+    if method == "detach" and isinstance(receiver, RowConst):
+        return receiver
+    if name in ("maximum", "minimum", "clamp", "clamp_min", "clamp_max") and any(
+        isinstance(value, RowConst) for value in (receiver, *values)
+    ):
+        return RowConst(origin)
+    if name == "exp" and isinstance(subject, Scores):
+        return Exp(origin, subject)
+    if method == "sum" and isinstance(receiver, Exp):
+        dim_arg = next(
+            (a for i, a in enumerate(args) if a.keyword == "dim" or (a.keyword is None and i == 0)),
+            None,
+        )
+        if dim_arg is not None:
+            return ExpSum(origin, receiver, int_literal(dim_arg.value), dim_arg.value)
+    return None
+
+
+def top_k(ev: Interpreter, scores: Scores) -> None:
+    """``scores.topk(k)``: the keys each query keeps, read from masked scores.
+
+    A 0/1 mask added to the scores (AM201) moves them by one, so it forbids nothing there
+    either.  Other findings that wait for a softmax (a fill that overflows float16) stay
+    waiting: -inf ranks last, as a mask means.
+    """
+    for pending in scores.pending:
+        if isinstance(pending, Hit) and pending.code == "AM201" and pending not in ev.hits:
+            ev.hits.append(pending)

@@ -1,0 +1,227 @@
+"""Products: the query–key product that makes scores, and the scale it is given."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from attention.review import head_counts, heads, ops
+from attention.review.ops import fills
+from attention.review.provenance import (
+    Const,
+    Origin,
+    Scale,
+    Scores,
+    scale_from_name,
+)
+from attention.review.roles import (
+    _head_size,
+    _role,
+    _unwrapped,
+)
+from attention.review.rules import (
+    am5_scale,
+)
+from attention.review.syntax import (
+    Arg,
+    factors,
+    has_division,
+    int_literal,
+    last_name,
+    names_in,
+    string_literal,
+)
+from attention.review.values import (
+    AnyValue,
+    ScaledTensor,
+    Tensor,
+    Transposed,
+)
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
+
+def _parted(side: object) -> bool:
+    """Whether a query or key shows its heads split off (a view with a head count)."""
+    return isinstance(side, (Tensor, Transposed)) and (side.axes is not None or bool(side.major))
+
+
+def _size_nodes(args: Sequence[Arg]) -> list[ast.AST]:
+    """The sizes a view names: its arguments, and the elements of a tuple or list among them."""
+    found: list[ast.AST] = []
+    for arg in args:
+        if isinstance(arg.value, (ast.Tuple, ast.List)):
+            found.extend(arg.value.elts)
+        else:
+            found.append(arg.value)
+    return found
+
+
+def _folds_the_keys(ndim: int | None, sizes: list[ast.expr]) -> bool:
+    """``view`` / ``reshape`` that keeps every axis but the last two and multiplies those.
+
+    ``s.reshape(B, H, L * S)`` of 4-D scores folds the keys in with the queries;
+    ``s.reshape(B * H, L, S)`` keeps them alone.  A ``-1``, or a size that is itself a product
+    before the last (``bh``, ``B * H``), leaves unsaid which axes the last one holds: not read.
+    """
+    if ndim is None or len(sizes) != ndim - 1 or len(sizes) < 2:
+        return False
+    *kept, last = sizes
+    return (
+        isinstance(last, ast.BinOp)
+        and isinstance(last.op, ast.Mult)
+        and not any(isinstance(size, ast.BinOp) or int_literal(size) == -1 for size in kept)
+    )
+
+
+def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> AnyValue | None:
+    equation = string_literal(args[0].value) if len(args) == 3 else None
+    if equation is None:
+        return None
+    equation = equation.replace(" ", "")
+    if "->" not in equation:
+        return None
+    inputs, output = equation.split("->")
+    parts = inputs.split(",")
+    if len(parts) != 2 or not parts[0] or not parts[1]:
+        return None
+    contracted = parts[0][-1]
+    letters = output.replace(".", "")
+    keys = len(letters) - len(letters.rstrip("".join(set(parts[1]) - set(parts[0]))))
+    if contracted not in parts[1] or contracted in output or not keys:
+        return None
+    # the query's features against the key's, last in both ("bhid,bhjd->bhij"), or a scaled
+    # query against the two (or more) axes of a key feature map (DETR's "bqnc,bnchw->bqnhw"):
+    # weights times values ("bqj,bjhw->bqhw") have that shape too, and no scale
+    query = args[1].value
+    scaled = _scaled(values[0]) or (
+        isinstance(query, ast.BinOp) and isinstance(query.op, (ast.Mult, ast.Div))
+    )
+    feature_map = keys >= 2 and parts[1].endswith(letters[-keys:]) and scaled
+    if parts[1][-1] == contracted or feature_map:
+        return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_axes=keys)
+    return None
+
+
+def _major(side: object) -> heads.Major | None:
+    """The row order of a query or key whose heads were merged into its first axis."""
+    if isinstance(side, (Tensor, Transposed)):
+        return side.major
+    return None
+
+
+def _scaled(value: object) -> bool:
+    """A tensor multiplied or divided by something: a query or key scaled before ``q @ kᵀ``."""
+    return isinstance(value, ScaledTensor) or (isinstance(value, Transposed) and value.scaled)
+
+
+def splits_heads(ev: Interpreter) -> bool:
+    """Whether the function being read splits a tensor into heads (a view with a head count)."""
+    function = ev.functions[-1] if ev.functions else None
+    if function is None:
+        return False
+    key = id(function)
+    if key not in ev.head_splits:
+        ev.head_splits[key] = any(
+            isinstance(node, ast.Call)
+            and (
+                (
+                    isinstance(node.func, ast.Attribute)
+                    and ops.moves(node.func.attr, "reshape", "unflatten")
+                    and any(head_counts.counts(size) for size in _size_nodes(ev.args(node)))
+                )
+                or head_counts.einops_split(node)
+            )
+            for node in ast.walk(function)
+        )
+    return ev.head_splits[key]
+
+
+def baddbmm(
+    ev: Interpreter, node: ast.Call, values: list[AnyValue | None], *, method: bool
+) -> Scores | None:
+    """``torch.baddbmm(bias, q, kᵀ, beta=0.0, alpha=scale)``: [B·H, L, S] scores times alpha.
+
+    BLOOM's and GPT-NeoX's form: the keys transposed, or named for keys (laid out
+    ``[B·H, d, S]`` already); ``alpha`` is the scale (1 where it is not given).
+    """
+    shift = 0 if method else 1  # x.baddbmm(q, k) has no input argument
+    query_arg, query = ev.argument(node, values, shift, "batch1")
+    key_arg, key = ev.argument(node, values, shift + 1, "batch2")
+    if query_arg is None or key_arg is None:
+        return None
+    if not isinstance(key, Transposed) and _role(last_name(key_arg.value)) != "key":
+        return None
+    origin = Origin(node, "")
+    scores = Scores(origin, scaled=_scaled(query) or _scaled(key), ndim=3)
+    alpha_arg, alpha = ev.argument(node, values, None, "alpha")
+    if alpha_arg is None:
+        return scores
+    if isinstance(alpha, Const) and alpha.value == 1.0:
+        return scores
+    return scaled(ev, scores, alpha, alpha_arg.value, divide=False)
+
+
+def query_key(
+    ev: Interpreter, origin: Origin, query: AnyValue | None, key: Transposed, ndim: int | None
+) -> Scores:
+    """``q @ kᵀ``: the scores, and the checks of a scale either side carries."""
+    orders = {_major(side) for side in (query, key)} - {None}
+    scores = Scores(
+        origin,
+        # `q = q * dim ** -0.5` of a query the pass does not know is that Scale
+        scaled=_scaled(query) or key.scaled or isinstance(query, Scale),
+        ndim=ndim,
+        major=next(iter(orders)) if len(orders) == 1 else None,
+    )
+    # a scale from the width is wrong where the heads were split (on either side): a
+    # single head's width is its head size
+    parted = any(map(_parted, (query, key))) or splits_heads(ev)
+    for side in (query, key):
+        carried = side.scale if isinstance(side, (ScaledTensor, Transposed)) else None
+        if isinstance(side, Scale) and side.width is not None:
+            # `q = q * self.scale` of a query the pass does not know: the scale it carries
+            carried = (side, side.origin.node, False)
+        if carried is not None:
+            scale, at, divide = carried
+            scores = scaled(ev, scores, scale, at, divide=divide, parted=parted)
+    return scores
+
+
+def scaled(
+    ev: Interpreter,
+    scores: Scores,
+    scale: AnyValue | None,
+    node: ast.AST,
+    *,
+    divide: bool,
+    parted: bool | None = None,
+) -> Scores:
+    """Scores times (or over) a scale; a finding about the scale waits for a softmax.
+
+    ``parted``: for a scale the query carried, whether its heads were split after it.
+    """
+    before = len(ev.hits)
+    am5_scale.scale_check(ev, scale, node, divide=divide, parted=parted)
+    found = tuple(ev.hits[before:])
+    del ev.hits[before:]
+    return dataclasses.replace(scores, scaled=True, pending=scores.pending + found, fixable=None)
+
+
+def width_of(ev: Interpreter, node: ast.AST, at: ast.AST) -> str | None:
+    """The model width a scale is taken of, by the names in it (None: a head size, unknown).
+
+    A name assigned once in the function counts as what it was given (``dk =
+    torch.tensor(self.d_model)``); a division there makes a head size, and a head size
+    times a head count (vit-pytorch's ``inner_dim = dim_head * heads``) is the width.
+    """
+    written = _unwrapped(fills.assigned_once(ev, node, at)) if isinstance(node, ast.expr) else node
+    if has_division(written):
+        return None
+    parts = factors(written)
+    if len(parts) >= 2 and any(map(head_counts.counts, parts)) and any(map(_head_size, parts)):
+        return ev.code(node)
+    return scale_from_name(names_in(written))
