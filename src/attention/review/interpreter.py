@@ -10,6 +10,15 @@ tests narrow, and a helper of the same module is followed into (its return value
 more with the masks its caller passes).  What the pass cannot tell is unknown, and unknown is
 silence.
 
+This module knows Python: statements, expressions, scopes, branches and calls across the
+checked code's functions.  What a torch operation makes of a value is in
+:mod:`~attention.review.ops` (one module per kind of operation,
+:mod:`~attention.review.ops.calls` for calls), what an attention API does with a mask in
+:mod:`~attention.review.api_calls` and
+:mod:`~attention.review.apis`, the abstract values and their join in
+:mod:`~attention.review.values`, and each rule's check beside its examples in
+:mod:`~attention.review.rules`.
+
 >>> import ast
 >>> from attention.review.syntax import Source
 >>> source = Source("import torch\nm = torch.tril(torch.ones(4, 4, dtype=torch.bool))\n")
