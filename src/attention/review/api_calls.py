@@ -17,6 +17,7 @@ from attention.review.ops.positions import (
     _MIRRORED,
     _TRIANGLES,
 )
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation, shorts
 from attention.review.provenance import (
     Embedded,
     KeyCat,
@@ -37,8 +38,14 @@ from attention.review.rules import (
     am5_scale,
 )
 from attention.review.sinks import (
+    ADDITIVE_CONVENTIONS,
+    CONVENTIONS,
+    FLEX_MASK_MAKERS,
+    MHA_FORWARD,
     MODULE_APIS,
     NO_DIM,
+    OWN_SDPA,
+    SDPA,
 )
 from attention.review.syntax import (
     FunctionNode,
@@ -312,3 +319,98 @@ def mask_mod(ev: Interpreter, node: ast.AST) -> None:
         return
     mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
     am1_polarity.allowed_sink(ev, mask, body, "flex_attention's mask_mod (True = may attend)")
+
+
+@operation(*shorts([SDPA]))
+def sdpa_call(ev: Interpreter, c: Call) -> Reading:
+    """``F.scaled_dot_product_attention``: its mask, causal flag and scale to the rules."""
+    node, values, qualified = c.node, c.values, c.qualified
+    if qualified == SDPA:
+        sdpa(ev, node, values)
+        return None
+    return NOT_MINE
+
+
+@operation(*shorts(OWN_SDPA))
+def own_sdpa_call(ev: Interpreter, c: Call) -> Reading:
+    """``attention.scaled_dot_product_attention``: its Boolean ``allowed`` mask to the rules."""
+    node, values, qualified = c.node, c.values, c.qualified
+    if qualified in OWN_SDPA:
+        allowed = apis.OWN_SDPA.argument("allowed")
+        arg, value = ev.given(node, values, allowed)
+        # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
+        if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
+            am1_polarity.allowed_sink(ev, value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)")
+        return None
+    return NOT_MINE
+
+
+@operation(*shorts([MHA_FORWARD]))
+def mha_forward_call(ev: Interpreter, c: Call) -> Reading:
+    """``F.multi_head_attention_forward``: its masks (True = forbidden) to the rules."""
+    node, values, qualified = c.node, c.values, c.qualified
+    if qualified == MHA_FORWARD:
+        for keyword in (mask.keyword for mask in apis.MHA_FORWARD.masks):
+            # by keyword only: its masks are read where named, not at their positions
+            arg, value = ev.argument(node, values, None, keyword)
+            if arg is not None and isinstance(value, Mask):
+                am1_polarity.forbidden_sink(
+                    ev, value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)"
+                )
+        return None
+    return NOT_MINE
+
+
+@operation(*CONVENTIONS)
+def own_convention(ev: Interpreter, c: Call) -> Reading:
+    """``attention.conventions``' converters: a Boolean mask of the convention each returns."""
+    node, qualified, short = c.node, c.qualified, c.short
+    if short in CONVENTIONS and qualified and qualified.startswith("attention"):
+        meaning, key_padding = CONVENTIONS[short]
+        return Mask(
+            "mask",
+            Origin(node, f"attention.{short} returns {meaning}"),
+            dtype="bool",
+            meaning=meaning,  # type: ignore[arg-type]
+            key_padding=key_padding,
+            ndim=2 if key_padding else None,
+        )
+    return NOT_MINE
+
+
+@operation("allowed_to_hf_attention_mask")
+def own_hf_mask(ev: Interpreter, c: Call) -> Reading:
+    """``allowed_to_hf_attention_mask``: an integer 1 = attend padding mask."""
+    qualified, short, origin = c.qualified, c.short, c.origin
+    if short == "allowed_to_hf_attention_mask" and qualified and qualified.startswith("attention"):
+        return Mask("mask", origin, "int", "allowed", key_padding=True, ndim=2, hf=True)
+    return NOT_MINE
+
+
+@operation(*ADDITIVE_CONVENTIONS)
+def own_additive(ev: Interpreter, c: Call) -> Reading:
+    """``attention.conventions``' converters to an additive mask (0 / -inf)."""
+    qualified, short, origin = c.qualified, c.short, c.origin
+    if short in ADDITIVE_CONVENTIONS and qualified and qualified.startswith("attention"):
+        return Mask("additive", origin, dtype="float")
+    return NOT_MINE
+
+
+@operation("attention_scores")
+def own_scores(ev: Interpreter, c: Call) -> Reading:
+    """``attention_scores``: scaled scores."""
+    qualified, short, origin = c.qualified, c.short, c.origin
+    if short == "attention_scores" and qualified and qualified.startswith("attention"):
+        return Scores(origin, scaled=True)
+    return NOT_MINE
+
+
+@operation(*FLEX_MASK_MAKERS)
+def flex_mask_maker(ev: Interpreter, c: Call) -> Reading:
+    """``create_block_mask(mask_mod, …)``: the ``mask_mod`` returns True = may attend."""
+    args, qualified, short = c.args, c.qualified, c.short
+    if short in FLEX_MASK_MAKERS and qualified and ("flex_attention" in qualified):
+        if args:
+            mask_mod(ev, args[0].value)
+        return None
+    return NOT_MINE

@@ -43,6 +43,7 @@ from attention.review.ops import (
     dtypes,
     fills,
     positions,
+    registry,
     triangles,
 )
 from attention.review.ops.arithmetic import (
@@ -1235,11 +1236,11 @@ class Interpreter:
         # torch.f(x, ...) is x.f(...): the tensor acted on
         function = ops.function_form(qualified)
         tensor = (values[0] if values else None) if function is not None else receiver
-        c = calls.Call(
+        c = registry.Call(
             node, func, args, values, qualified, method, short, function, receiver, tensor, origin
         )
         found = calls.before(self, c)
-        if not isinstance(found, calls.NotMine):
+        if not isinstance(found, registry.NotMine):
             return found
 
         if isinstance(func, ast.Name) and func.id in ("int", "bool") and qualified is None and args:

@@ -23,7 +23,7 @@ names that way, once for every operation that is read in either form.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Final, Literal, TypeGuard
 
@@ -40,6 +40,7 @@ __all__ = [
     "keeps_scale",
     "moves",
     "named_dtype",
+    "names",
     "reorders",
     "row",
     "widens",
@@ -215,6 +216,15 @@ def keeps_scale(name: str | None) -> bool:
     """Whether a query scaled before the method is still scaled after it."""
     op = row(name)
     return op is not None and op.scaled
+
+
+def names(reads: Callable[[str], object]) -> tuple[str, ...]:
+    """The names of the rows a question answers: ``names(widens)`` is ``('float', 'double')``.
+
+    >>> names(widens), names(reorders)
+    (('float', 'double'), ('transpose', 'swapaxes', 't', 'permute'))
+    """
+    return tuple(name for name in OPS if reads(name))
 
 
 def function_form(qualified: str | None) -> str | None:

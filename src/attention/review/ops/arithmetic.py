@@ -13,12 +13,14 @@ from attention.review.ops.positions import (
     PAIRWISE,
     _shifted,
 )
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.ops.triangles import (
     _frees_the_diagonal,
 )
 from attention.review.provenance import (
     Const,
     Mask,
+    Meaning,
     Origin,
     Scale,
     Scores,
@@ -38,6 +40,7 @@ from attention.review.rules import (
 from attention.review.syntax import (
     _pair_sides,
     is_none,
+    last_name,
     names_in,
 )
 from attention.review.values import (
@@ -489,3 +492,45 @@ def add(
             del ev.hits[before:]
             return Scores(Origin(node, ""), scaled=True, masked=True, pending=found, empty_row=row)
     return _fold(left, right, ast.Add(), node)
+
+
+@operation("logical_not")
+def logical_not(ev: Interpreter, c: Call) -> Reading:
+    """``m.logical_not()`` / ``torch.logical_not(m)``: the mask inverted."""
+    node, values, qualified, method, receiver = c.node, c.values, c.qualified, c.method, c.receiver
+    if method == "logical_not" or qualified == "torch.logical_not":
+        subject = receiver if method == "logical_not" else (values[0] if values else None)
+        return invert(ev, subject, node) if isinstance(subject, Mask) else None
+    return NOT_MINE
+
+
+@operation("eq", "ne", kinds=(Mask,))
+def mask_compared_to_constant(ev: Interpreter, c: Call) -> Reading:
+    """``m.eq(0)`` / ``m.ne(0)`` of a 0/1 mask: Boolean, flipped or not."""
+    values, method, receiver, origin = c.values, c.method, c.receiver, c.origin
+    if (
+        method in ("eq", "ne")
+        and len(values) == 1
+        and isinstance(receiver, Mask)
+        and receiver.kind == "mask"
+        and isinstance(values[0], Const)
+        and values[0].value in (0.0, 1.0)
+    ):
+        flip = (method == "eq") == (values[0].value == 0.0)
+        if flip:
+            return receiver.flipped(origin).but(dtype="bool")
+        return receiver.but(dtype="bool", origin=origin, hf=False)
+    return NOT_MINE
+
+
+@operation("eq", "ne")
+def compared_to_padding(ev: Interpreter, c: Call) -> Reading:
+    """``ids.eq(pad_id)`` / ``ids.ne(pad_id)``: a key padding mask, forbidden or allowed."""
+    args, method, origin = c.args, c.method, c.origin
+    if method in ("eq", "ne") and args:
+        pad = last_name(args[0].value)
+        if pad is not None and "pad" in pad.lower():
+            polarity: Meaning = "forbidden" if method == "eq" else "allowed"
+            return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
+        return None
+    return NOT_MINE

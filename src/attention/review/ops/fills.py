@@ -18,6 +18,7 @@ from attention.review.ops import (
     dtypes,
     triangles,
 )
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Const,
     Mask,
@@ -850,3 +851,44 @@ def finfo_fix(ev: Interpreter, node: ast.Call, func: ast.AST) -> str | None:
     if not isinstance(filled, (ast.Name, ast.Attribute)):
         return None
     return f"{torch}.finfo({ev.code(filled)}.dtype).min"
+
+
+@operation("masked_fill", "masked_fill_")
+def masked_fill_call(ev: Interpreter, c: Call) -> Reading:
+    """``x.masked_fill(m, v)`` / ``torch.masked_fill(x, m, v)``: the fill read by the rules."""
+    node, func, args, values, method, function, receiver, tensor = (
+        c.node,
+        c.func,
+        c.args,
+        c.values,
+        c.method,
+        c.function,
+        c.receiver,
+        c.tensor,
+    )
+    if method in ("masked_fill", "masked_fill_") or function == "masked_fill":
+        filled = args
+        if function == "masked_fill":
+            receiver, values, filled = tensor, values[1:], args[1:]
+        return masked_fill(ev, node, receiver, filled, values, func)
+    return NOT_MINE
+
+
+@operation("nan_to_num", "nan_to_num_")
+def nan_to_num_call(ev: Interpreter, c: Call) -> Reading:
+    """``w.nan_to_num(0.0)``: NaN rows of weights set to zero."""
+    method, function, receiver, tensor = c.method, c.function, c.receiver, c.tensor
+    if method in ("nan_to_num", "nan_to_num_") or function == "nan_to_num":
+        guarded = nan_guard(ev, tensor if function == "nan_to_num" else receiver)
+        if guarded is not None:
+            return guarded
+    return NOT_MINE
+
+
+@operation("where")
+def where_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.where(c, x, y)``: a fill, or a mask made of two values."""
+    node, values, qualified = c.node, c.values, c.qualified
+    if qualified == "torch.where" and len(values) == 3:
+        return where(ev, node, values)
+    return NOT_MINE

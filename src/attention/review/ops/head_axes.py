@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import ast
+import dataclasses
 from typing import TYPE_CHECKING
 
 from attention.review import head_counts, heads, ops
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Mask,
     Origin,
+    Scores,
+    Weights,
 )
 from attention.review.roles import (
     _head_size,
@@ -29,6 +33,7 @@ from attention.review.values import (
     ScaledTensor,
     Tensor,
     Transposed,
+    TupleValue,
 )
 
 if TYPE_CHECKING:
@@ -222,3 +227,126 @@ def tiles_heads(ev: Interpreter, node: ast.Call) -> bool:
     if [int_literal(arg.value) for arg in args[1:]] != [1, 1]:
         return False
     return last_name(args[0].value) is not None and head_counts.counts(args[0].value)
+
+
+@operation("chunk")
+def chunk_parts(ev: Interpreter, c: Call) -> Reading:
+    """``x.chunk(n)`` of a tensor that is no mask: a tuple of n parts."""
+    args, qualified, method, receiver, origin = c.args, c.qualified, c.method, c.receiver, c.origin
+    if (
+        method == "chunk"
+        and qualified is None
+        and args
+        and not args[0].keyword
+        and not isinstance(receiver, (Mask, Scores, Weights))
+    ):
+        # `q, k, v = self.to_qkv(x).chunk(3, dim=-1)`: as many parts as asked for
+        count = int_literal(args[0].value)
+        if count is not None and 1 <= count <= 16:
+            part = receiver if isinstance(receiver, Tensor) and not receiver.axes else None
+            return TupleValue(origin, (part,) * count)
+        return None
+    return NOT_MINE
+
+
+@operation(
+    "unbind",
+    kinds=(
+        Tensor,
+        Transposed,
+    ),
+)
+def unbound_parts(ev: Interpreter, c: Call) -> Reading:
+    """``x.unbind(dim)`` of a tensor of known sizes: its slices along that axis."""
+    args, method, receiver, origin = c.args, c.method, c.receiver, c.origin
+    if method == "unbind" and isinstance(receiver, (Tensor, Transposed)) and receiver.sizes:
+        return _unbound(receiver, receiver.sizes, args, origin)
+    return NOT_MINE
+
+
+@operation(
+    "expand",
+    *ops.names(lambda n: ops.moves(n, "swap", "permute", "reshape", "flatten")),
+    kinds=(Mask,),
+)
+def mask_tiled_per_head(ev: Interpreter, c: Call) -> Reading:
+    """A mask expanded per head, its axes moved or merged: which way it was tiled."""
+    node, args, method, receiver = c.node, c.args, c.method, c.receiver
+    if isinstance(receiver, Mask):
+        per_head = mask_per_head(ev, receiver, method, node, args)
+        if per_head is not None:
+            return per_head
+    return NOT_MINE
+
+
+@operation("repeat")
+def repeated_per_head(ev: Interpreter, c: Call) -> Reading:
+    """``x.repeat(...)`` that tiles a tensor per head: the tiling is recorded."""
+    node, method, receiver, origin = c.node, c.method, c.receiver, c.origin
+    if method == "repeat" and not isinstance(receiver, Mask) and tiles_heads(ev, node):
+        # what is tiled per head and goes to an attention mask is a [B, L, S] mask
+        return Mask("mask", origin, repeated=origin)
+    return NOT_MINE
+
+
+@operation("repeat_interleave", "repeat")
+def repeat_of_unknown(ev: Interpreter, c: Call) -> Reading:
+    """``repeat`` or ``repeat_interleave`` of a value the pass does not know."""
+    if c.method in ("repeat_interleave", "repeat") and c.receiver is None:
+        # a mask the pass knows nothing of, tiled for the heads: its order still shows
+        return dataclasses.replace(c, receiver=unknown_mask(ev, c.func))
+    return NOT_MINE
+
+
+@operation("repeat_interleave", kinds=(Mask,))
+def mask_interleaved(ev: Interpreter, c: Call) -> Reading:
+    """``mask.repeat_interleave(H, dim=0)``: the mask per head, batch-major."""
+    node, args, values, method, receiver, origin = (
+        c.node,
+        c.args,
+        c.values,
+        c.method,
+        c.receiver,
+        c.origin,
+    )
+    if method == "repeat_interleave" and isinstance(receiver, Mask) and args:
+        along, _ = ev.argument(node, values, 1, "dim")
+        if (
+            along is not None
+            and int_literal(along.value) == 0
+            and head_counts.counts(args[0].value)
+            and receiver.true_set is None  # a triangle: every order is right
+        ):
+            return receiver.but(interleaved=origin)  # batch-major: b·H + h
+    return NOT_MINE
+
+
+@operation("repeat", kinds=(Mask,))
+def mask_repeated(ev: Interpreter, c: Call) -> Reading:
+    """``mask.repeat(H, 1, 1)``: the mask per head, head-major."""
+    node, method, receiver = c.node, c.method, c.receiver
+    if method == "repeat" and isinstance(receiver, Mask):
+        return repeat(ev, receiver, node)
+    return NOT_MINE
+
+
+def _unbound(
+    receiver: Tensor | Transposed, shape: tuple[Dim, ...], args: list[Arg], origin: Origin
+) -> AnyValue | None:
+    """``x.unbind(a)``: the parts along axis ``a`` (timm's ``qkv.unbind(0)`` of [3, B, H, N, d]).
+
+    As many parts as the axis is long, where that is known; else a tensor with that axis moved
+    first, which unpacks (or indexes) to the same parts.
+    """
+    axis = int_literal(args[0].value) if args else 0
+    rank = len(shape)
+    if axis is None or not -rank <= axis < rank:
+        return None
+    axis %= rank
+    count = shape[axis].value
+    dtype = receiver.dtype if isinstance(receiver, Tensor) else None
+    wide = isinstance(receiver, Tensor) and receiver.wide
+    rest = shape[:axis] + shape[axis + 1 :]
+    if count is not None and count <= 16:
+        return TupleValue(origin, (Tensor(origin, dtype, wide, sizes=rest),) * count)
+    return Tensor(origin, dtype, wide, sizes=(shape[axis], *rest))

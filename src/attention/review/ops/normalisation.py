@@ -6,9 +6,11 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
+from attention.review.ops import fills
 from attention.review.ops.positions import (
     PAIRWISE,
 )
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation, shorts
 from attention.review.provenance import (
     Origin,
     Scores,
@@ -21,6 +23,8 @@ from attention.review.rules import (
 from attention.review.sinks import (
     NO_DIM,
     SCALE_WORDS,
+    SOFTMAX,
+    TANH,
 )
 from attention.review.syntax import (
     Arg,
@@ -317,3 +321,74 @@ def top_k(ev: Interpreter, scores: Scores) -> None:
     for pending in scores.pending:
         if isinstance(pending, Hit) and pending.code == "AM201" and pending not in ev.hits:
             ev.hits.append(pending)
+
+
+@operation(*shorts(SOFTMAX), "softmax")
+def softmax_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.softmax(x, dim)``, ``F.softmax`` and ``x.softmax(dim)``: weights, over which axis."""
+    node, func, args, values, qualified, method, receiver = (
+        c.node,
+        c.func,
+        c.args,
+        c.values,
+        c.qualified,
+        c.method,
+        c.receiver,
+    )
+    if qualified in SOFTMAX or (method == "softmax" and qualified is None):
+        subject = receiver if method == "softmax" and qualified is None else None
+        offset = 0 if subject is not None else 1
+        if subject is None and values:
+            subject = values[0]
+        softmax_input = func.value if offset == 0 and isinstance(func, ast.Attribute) else None
+        if softmax_input is None and args and args[0].keyword is None:
+            softmax_input = args[0].value
+        fills.fill_read_by_softmax(ev, softmax_input)
+        return softmax(ev, node, subject, offset)
+    return NOT_MINE
+
+
+@operation(*shorts(TANH))
+def tanh_of_scores(ev: Interpreter, c: Call) -> Reading:
+    """``torch.tanh(scores)``: a softcap of the scores."""
+    node, values, qualified = c.node, c.values, c.qualified
+    if qualified in TANH and values and isinstance(values[0], Scores):
+        return softcap(ev, values[0], node)  # torch.tanh(scores)
+    return NOT_MINE
+
+
+@operation("tanh", "tanh_", kinds=(Scores,))
+def tanh_method(ev: Interpreter, c: Call) -> Reading:
+    """``scores.tanh()``: a softcap of the scores."""
+    node, qualified, method, receiver = c.node, c.qualified, c.method, c.receiver
+    if method in ("tanh", "tanh_") and qualified is None and isinstance(receiver, Scores):
+        return softcap(ev, receiver, node)  # scores.tanh()
+    return NOT_MINE
+
+
+@operation(
+    *_REDUCTIONS, "detach", "maximum", "minimum", "clamp", "clamp_min", "clamp_max", "exp", "sum"
+)
+def softmax_written_out(ev: Interpreter, c: Call) -> Reading:
+    """The parts of a softmax written out: a row's max, ``exp``, its ``sum``."""
+    node, args, values, qualified, method, receiver = (
+        c.node,
+        c.args,
+        c.values,
+        c.qualified,
+        c.method,
+        c.receiver,
+    )
+    stable = hand_written_softmax(ev, node, method, qualified, receiver, args, values)
+    if stable is not None:
+        return stable
+    return NOT_MINE
+
+
+@operation("topk")
+def top_k_call(ev: Interpreter, c: Call) -> Reading:
+    """``scores.topk(k)`` / ``torch.topk(scores, k)``: the keys each query keeps."""
+    method, function, tensor = c.method, c.function, c.tensor
+    if (method == "topk" or function == "topk") and isinstance(tensor, Scores):
+        top_k(ev, tensor)
+    return NOT_MINE

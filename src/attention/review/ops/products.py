@@ -9,21 +9,26 @@ from typing import TYPE_CHECKING
 
 from attention.review import head_counts, heads, ops
 from attention.review.ops import fills
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Const,
+    Mask,
     Origin,
     Scale,
     Scores,
     scale_from_name,
 )
 from attention.review.roles import (
+    _features_first,
     _head_size,
+    _keys_first,
     _role,
     _unwrapped,
 )
 from attention.review.rules import (
     am5_scale,
 )
+from attention.review.sinks import SCALING_METHODS
 from attention.review.syntax import (
     Arg,
     factors,
@@ -35,6 +40,7 @@ from attention.review.syntax import (
 )
 from attention.review.values import (
     AnyValue,
+    Dim,
     ScaledTensor,
     Tensor,
     Transposed,
@@ -225,3 +231,115 @@ def width_of(ev: Interpreter, node: ast.AST, at: ast.AST) -> str | None:
     if len(parts) >= 2 and any(map(head_counts.counts, parts)) and any(map(_head_size, parts)):
         return ev.code(node)
     return scale_from_name(names_in(written))
+
+
+@operation(*SCALING_METHODS)
+def scaled_by_method(ev: Interpreter, c: Call) -> Reading:
+    """``scores.mul(s)`` / ``div(s)``: the scores scaled."""
+    args, values, method, receiver, origin = c.args, c.values, c.method, c.receiver, c.origin
+    if method in SCALING_METHODS and args:
+        if isinstance(receiver, Scores):
+            divide = method.startswith("div")
+            return scaled(ev, receiver, values[0], args[0].value, divide=divide)
+        if not isinstance(receiver, Mask):
+            return ScaledTensor(origin)
+    return NOT_MINE
+
+
+@operation("mm", "matmul", "bmm")
+def matmul_method(ev: Interpreter, c: Call) -> Reading:
+    """``q.matmul(k.transpose(-2, -1))``, ``q.mm(k.t())``: the scores, as with ``@``."""
+    func, args, values, qualified, method, receiver, origin = (
+        c.func,
+        c.args,
+        c.values,
+        c.qualified,
+        c.method,
+        c.receiver,
+        c.origin,
+    )
+    if method in ("mm", "matmul", "bmm") and qualified is None and values:
+        # q.matmul(k.transpose(-2, -1)), q.mm(k.t()): the scores as with @
+        if isinstance(values[0], Transposed) and not (
+            isinstance(func, ast.Attribute) and _keys_first(func.value, args[0].value)
+        ):
+            rank = len(values[0].sizes) if values[0].sizes is not None else None
+            return query_key(ev, origin, receiver, values[0], 2 if method == "mm" else rank)
+        return None
+    return NOT_MINE
+
+
+@operation("matmul", "bmm")
+def matmul_function(ev: Interpreter, c: Call) -> Reading:
+    """``torch.matmul(q, kᵀ)`` / ``torch.bmm``: the scores."""
+    args, values, qualified, short, origin = c.args, c.values, c.qualified, c.short, c.origin
+    if short in ("matmul", "bmm") and qualified and qualified.startswith("torch"):
+        if (
+            len(values) >= 2
+            and isinstance(values[0], Transposed)
+            and not isinstance(values[1], Transposed)
+            and _features_first(args[0].value, args[1].value)
+        ):
+            # torch.bmm(x_q, x_k) of x_q = conv(x).permute(0, 2, 1): [B, N, N] scores
+            return Scores(origin, scaled=values[0].scaled, ndim=3 if short == "bmm" else None)
+        if (
+            len(values) >= 2
+            and isinstance(values[1], Transposed)
+            and not _keys_first(args[0].value, args[1].value)
+        ):
+            keys = values[1]
+            rank = len(keys.sizes) if keys.sizes is not None else None
+            # bmm: [B, L, S] exactly
+            return query_key(ev, origin, values[0], keys, 3 if short == "bmm" else rank)
+        return None
+    return NOT_MINE
+
+
+@operation("einsum")
+def einsum_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.einsum('...qd,...kd->...qk', q, k)``: the scores."""
+    args, values, qualified, origin = c.args, c.values, c.qualified, c.origin
+    if qualified == "torch.einsum":
+        return _einsum(args, values, origin)
+    return NOT_MINE
+
+
+@operation("baddbmm")
+def baddbmm_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.baddbmm(bias, q, kᵀ, alpha=scale)``: scores times alpha."""
+    node, args, values, qualified, method = c.node, c.args, c.values, c.qualified, c.method
+    if (qualified == "torch.baddbmm" or (method == "baddbmm" and qualified is None)) and args:
+        return baddbmm(ev, node, values, method=qualified is None)
+    return NOT_MINE
+
+
+@operation("sqrt")
+def square_root(ev: Interpreter, c: Call) -> Reading:
+    """``math.sqrt(d)``: a scale, and the width it is the root of."""
+    node, args, values, qualified, short, origin = (
+        c.node,
+        c.args,
+        c.values,
+        c.qualified,
+        c.short,
+        c.origin,
+    )
+    if short == "sqrt" and qualified in ("math.sqrt", "numpy.sqrt", "torch.sqrt"):
+        argument = args[0].value if args else None
+        width = None if argument is None else width_of(ev, argument, node)
+        if argument is not None and isinstance(values[0], Dim):
+            width = ev.code(argument) if values[0].role == "width" else None
+        # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
+        reciprocal = (
+            isinstance(argument, ast.BinOp)
+            and isinstance(argument.op, ast.Div)
+            and isinstance(argument.left, ast.Constant)
+            and argument.left.value == 1
+        )
+        if values and (
+            isinstance(values[0], Scale)
+            or (argument is not None and "scale" in ev.code(argument).lower())
+        ):
+            return None  # the root of a scale (a half of it on q, a half on k)
+        return Scale(origin, width, inverted=not reciprocal)
+    return NOT_MINE

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Mask,
     Origin,
@@ -168,3 +169,44 @@ def corner_cut(
     height, width = cuts
     if isinstance(height, Dim) and isinstance(width, Dim):
         am3_causal.alignment_check(ev, node, height, width, triangle.diagonal, lower=triangle.lower)
+
+
+@operation("triu", "tril", "triu_", "tril_")
+def triangle_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.tril`` / ``triu`` and their methods: which entries a mask keeps."""
+    node, values, qualified, method, short, receiver = (
+        c.node,
+        c.values,
+        c.qualified,
+        c.method,
+        c.short,
+        c.receiver,
+    )
+    if short in ("triu", "tril") or method in ("triu", "tril", "triu_", "tril_"):
+        return triangle(ev, node, qualified, receiver, values)
+    return NOT_MINE
+
+
+@operation("triu_indices", "tril_indices")
+def triangle_indices_call(ev: Interpreter, c: Call) -> Reading:
+    """``torch.tril_indices`` / ``triu_indices``: the indices of a triangle."""
+    node, qualified = c.node, c.qualified
+    if qualified in ("torch.triu_indices", "torch.tril_indices"):
+        return triangle_indices(ev, node, qualified.endswith("tril_indices"))
+    return NOT_MINE
+
+
+@operation("generate_square_subsequent_mask", "_generate_square_subsequent_mask")
+def square_subsequent_mask(ev: Interpreter, c: Call) -> Reading:
+    """``generate_square_subsequent_mask(L)``: 0 on and below the diagonal, -inf above."""
+    node, method, short = c.node, c.method, c.short
+    if (short is not None and short.endswith("generate_square_subsequent_mask")) or (
+        method == "generate_square_subsequent_mask"
+    ):
+        return Mask(
+            "additive",
+            Origin(node, "0 on and below the diagonal, -inf above"),
+            dtype="float",
+            true_set=Triangle(lower=False, diagonal=1),
+        )
+    return NOT_MINE
