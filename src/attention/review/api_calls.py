@@ -10,6 +10,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from attention.review import apis
+from attention.review.events import MaskAtApi, ModuleCalled, ScoresScaled, SoftmaxAlong, emit
 from attention.review.ops import (
     normalisation,
 )
@@ -30,12 +31,6 @@ from attention.review.provenance import (
 from attention.review.roles import (
     _ids_layout,
     _tokenizer_ids,
-)
-from attention.review.rules import (
-    am1_polarity,
-    am3_causal,
-    am4_softmax,
-    am5_scale,
 )
 from attention.review.sinks import (
     ADDITIVE_CONVENTIONS,
@@ -154,9 +149,9 @@ def module_call(
         if _padding_name_as_attn_mask(mask_argument, value):
             continue
         if arg is not None and isinstance(value, Mask):
-            am1_polarity.forbidden_sink(ev, value, arg, f"{api}({keyword}=…)")
+            emit(ev, MaskAtApi("forbidden", value, arg, f"{api}({keyword}=…)"))
     if row is not None:
-        am3_causal.causal_hint_check(ev, row, node, values, api)
+        emit(ev, ModuleCalled(row, node, values, api))
     args = ev.args(node)
     if args and args[0].keyword is None and not args[0].star:
         first = values[0]
@@ -198,7 +193,7 @@ def layer(
         at = module.origin.node
         dim = module.dim if module.dim is not None or module.implicit else NO_DIM
         if isinstance(subject, Tensor):
-            am4_softmax.size_one_check(ev, subject, module.dim, at)
+            emit(ev, SoftmaxAlong(subject, module.dim, at))
             return Weights(origin)
         if not isinstance(subject, Scores):
             return Weights(origin=origin) if subject is None else None
@@ -238,7 +233,7 @@ def sdpa(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) -> None
     causal = causal_arg is not None and is_true(causal_arg.value)
     if arg is not None and not is_none(arg.value):
         if isinstance(mask, Mask):
-            am1_polarity.allowed_sink(ev, mask, arg, f"{api}({attn_mask.keyword}=…)")
+            emit(ev, MaskAtApi("allowed", mask, arg, f"{api}({attn_mask.keyword}=…)"))
         if causal and causal_arg is not None:
             ev.hit(
                 "AM301",
@@ -281,7 +276,7 @@ def sdpa(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) -> None
             )
     scale_arg, scale = ev.given(node, values, row.argument("scale"))
     if scale_arg is not None:
-        am5_scale.scale_check(ev, scale, scale_arg.value, divide=False)
+        emit(ev, ScoresScaled(scale, scale_arg.value, divide=False))
 
 
 def mask_mod(ev: Interpreter, node: ast.AST) -> None:
@@ -318,7 +313,7 @@ def mask_mod(ev: Interpreter, node: ast.AST) -> None:
     if found is None:
         return
     mask = Mask("mask", Origin(body, "the mask_mod's return value"), "bool", true_set=found)
-    am1_polarity.allowed_sink(ev, mask, body, "flex_attention's mask_mod (True = may attend)")
+    emit(ev, MaskAtApi("allowed", mask, body, "flex_attention's mask_mod (True = may attend)"))
 
 
 @operation(*shorts([SDPA]))
@@ -340,7 +335,9 @@ def own_sdpa_call(ev: Interpreter, c: Call) -> Reading:
         arg, value = ev.given(node, values, allowed)
         # a mask that is not Boolean raises MaskDtypeError there: no silent mistake to report
         if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
-            am1_polarity.allowed_sink(ev, value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)")
+            emit(
+                ev, MaskAtApi("allowed", value, arg, f"{apis.OWN_SDPA.label}({allowed.keyword}=…)")
+            )
         return None
     return NOT_MINE
 
@@ -354,8 +351,8 @@ def mha_forward_call(ev: Interpreter, c: Call) -> Reading:
             # by keyword only: its masks are read where named, not at their positions
             arg, value = ev.argument(node, values, None, keyword)
             if arg is not None and isinstance(value, Mask):
-                am1_polarity.forbidden_sink(
-                    ev, value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)"
+                emit(
+                    ev, MaskAtApi("forbidden", value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)")
                 )
         return None
     return NOT_MINE

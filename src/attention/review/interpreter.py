@@ -35,8 +35,9 @@ import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Final
 
-from attention.review import api_calls, apis, extended_masks, head_counts, ops
+from attention.review import api_calls, apis, extended_masks, head_counts, ops, rules
 from attention.review.ops import (
     arithmetic,
     calls,
@@ -108,6 +109,10 @@ from attention.review.values import (
 )
 
 __all__ = ["Hit", "Interpreter"]
+
+SUBSCRIBED: Final = rules.FAMILIES
+"""Every rule family, imported here so that each has subscribed to the events it judges
+before the pass emits one."""
 
 
 class Interpreter:

@@ -8,6 +8,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from attention.review.events import MaskAdded, MaskRanked, ScoresMasked, ZerosTimesConstant, emit
 from attention.review.ops import fills, normalisation, products
 from attention.review.ops.positions import (
     PAIRWISE,
@@ -34,8 +35,6 @@ from attention.review.rules import (
     am2_fills,
     am4_softmax,
     am5_scale,
-    am6_padding,
-    am8_heads,
 )
 from attention.review.syntax import (
     _pair_sides,
@@ -267,9 +266,7 @@ def binary(
             return Tensor(origin, "int")  # integers times integers
         for this, other in ((left, right), (right, left)):
             if isinstance(this, OneMinus) and isinstance(other, Const):
-                am2_fills.infinite_product(
-                    ev, other, node, ("1 - x: 0 wherever x is 1", this.origin)
-                )
+                emit(ev, ZerosTimesConstant(other, node, ("1 - x: 0 wherever x is 1", this.origin)))
         constant = right if isinstance(right, Const) else left
         tensor = left if constant is right else right
         if (
@@ -458,13 +455,10 @@ def add(
             if isinstance(other, Mask) and other.unranked_at is not None:
                 ranked = other.ranked(this.ndim, this.origin)
                 if ranked is not other:
-                    am6_padding.layout_check(ev, ranked, other_node, "scores + mask", scores=True)
+                    emit(ev, MaskRanked(ranked, other_node, "scores + mask", scores=True))
             if isinstance(other, Mask):
-                am2_fills.additive_sink(
-                    ev, other, other_node, "scores + mask adds the mask's values"
-                )
-                am2_fills.overflow_sink(ev, other)
-                am8_heads.tiling_check(ev, this, other)
+                emit(ev, MaskAdded(other, other_node, "scores + mask adds the mask's values"))
+                emit(ev, ScoresMasked(this, other))
             biased = this.biased or (
                 other is None and any("bias" in name for name in names_in(other_node))
             )
@@ -483,8 +477,7 @@ def add(
             # x + indicator * -1e20, x + a 0/1 mask: about attention only if a softmax
             # reads the sum
             before = len(ev.hits)
-            am2_fills.overflow_sink(ev, this)
-            am2_fills.additive_sink(ev, this, this_node, "x + mask adds the mask's values")
+            emit(ev, MaskAdded(this, this_node, "x + mask adds the mask's values"))
             found = tuple(ev.hits[before:])
             row = this.empty_row if this.kind == "additive" else None
             if not found and row is None:

@@ -7,11 +7,11 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from attention.review import heads, ops
+from attention.review.events import HeadsSplit, emit
 from attention.review.ops import head_axes, normalisation
 from attention.review.ops.products import _folds_the_keys
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import Mask, Scores, Triangle
-from attention.review.rules import am8_heads
 from attention.review.syntax import int_literal, last_name
 from attention.review.values import Dim, ScaledTensor, Tensor, Transposed
 
@@ -112,7 +112,7 @@ def features_reshaped(ev: Interpreter, c: Call) -> Reading:
     """A tensor whose features are split into heads by a view."""
     node, args, values, method, receiver = c.node, c.args, c.values, c.method, c.receiver
     if ops.moves(method, "reshape") and isinstance(receiver, Tensor) and receiver.features:
-        am8_heads.head_split_check(ev, receiver.features, node, args, values)
+        emit(ev, HeadsSplit(receiver.features, node, args, values))
     return NOT_MINE
 
 

@@ -7,6 +7,7 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from attention.review import ops
+from attention.review.events import ConstantCast, emit
 from attention.review.ops import fills
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
@@ -20,7 +21,6 @@ from attention.review.roles import (
     _as_dim,
     _role,
 )
-from attention.review.rules import am2_fills
 from attention.review.sinks import INTEGER_DTYPES
 from attention.review.syntax import (
     int_literal,
@@ -126,7 +126,7 @@ def narrowed_constant(ev: Interpreter, c: Call) -> Reading:
     if isinstance(receiver, Tensor) and receiver.holds is not None:
         narrowed = fills.narrowing(ev, node, method, args)
         if narrowed is not None:
-            am2_fills.overflow_check(ev, receiver.holds, node, narrowed)
+            emit(ev, ConstantCast(receiver.holds, node, narrowed))
     return NOT_MINE
 
 

@@ -14,6 +14,14 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from attention.review import ops
+from attention.review.events import (
+    ConstantCast,
+    MaskAtApi,
+    PenaltyWhereTrue,
+    ScoresMasked,
+    ZerosTimesConstant,
+    emit,
+)
 from attention.review.ops import (
     dtypes,
     triangles,
@@ -27,11 +35,9 @@ from attention.review.provenance import (
     Weights,
 )
 from attention.review.rules import (
-    am1_polarity,
     am2_fills,
     am4_softmax,
     am6_padding,
-    am8_heads,
 )
 from attention.review.sinks import (
     ATTENTION_WORDS,
@@ -216,9 +222,9 @@ def penalty(ev: Interpreter, mask: Mask, const: Const, node: ast.AST) -> AnyValu
         return None
     if mask.kind == "additive":
         return None
-    am2_fills.infinite_product(ev, const, node, (mask.says(), mask.origin))
-    am1_polarity.penalty_sink(
-        ev, mask, node, f"`{ev.code(node)}` puts the penalty where the mask is 1"
+    emit(ev, ZerosTimesConstant(const, node, (mask.says(), mask.origin)))
+    emit(
+        ev, PenaltyWhereTrue(mask, node, f"`{ev.code(node)}` puts the penalty where the mask is 1")
     )
     # a Boolean or integer mask times a Python float is float32: only a float mask keeps
     # its own (maybe narrower) dtype
@@ -280,7 +286,7 @@ def filled(ev: Interpreter, node: ast.Call, const: Const, *, silent: bool) -> Te
             if _wide(text):
                 return Tensor(Origin(node, ""), "float", wide=True, holds=const)
             if silent:
-                am2_fills.overflow_check(ev, const, node, text)
+                emit(ev, ConstantCast(const, node, text))
             # 0 and ±inf are the same in every float dtype
             kept = const if const.value == 0.0 or math.isinf(const.value) else None
             return Tensor(Origin(node, ""), dtypes.created_dtype(ev, node, like=True), holds=kept)
@@ -299,7 +305,7 @@ def masked_fill(
     mask = values[0] if values else None
     if isinstance(mask, Mask) and isinstance(target, Scores):
         mask = mask.ranked(target.ndim, target.origin)
-        am8_heads.tiling_check(ev, target, mask)
+        emit(ev, ScoresMasked(target, mask))
     fill = values[1] if len(values) >= 2 else None
     fixable: Hit | None = None
     if isinstance(mask, Tensor | Param) or (mask is None and args):
@@ -351,7 +357,7 @@ def masked_fill(
         if isinstance(mask, Mask) and held is not None and (held.value <= PENALTY or held.finfo):
             # a tensor of one penalty (`torch.tensor(-1e5)`, a registered buffer) fills as
             # the number does: masked_fill takes a 0-dim tensor only
-            am1_polarity.penalty_sink(ev, mask, args[0], "masked_fill(mask, -inf) masks where True")
+            emit(ev, PenaltyWhereTrue(mask, args[0], "masked_fill(mask, -inf) masks where True"))
         return _masked(target)
     fill_arg = args[1]
     before = len(ev.hits)
@@ -377,14 +383,16 @@ def masked_fill(
                 ev.fix_candidates[id(node)] = (fixable, rewrite)
         if isinstance(mask, Mask):
             built = isinstance(target, Tensor) and (target.zero_one or target.holds)
-            am1_polarity.penalty_sink(
+            emit(
                 ev,
-                mask,
-                args[0],
-                "masked_fill(mask, -inf) masks where True",
-                layout=isinstance(target, (Scores, Mask)) or bool(built),
-                finite=not math.isinf(fill.value),
-                scores=isinstance(target, Scores),
+                PenaltyWhereTrue(
+                    mask,
+                    args[0],
+                    "masked_fill(mask, -inf) masks where True",
+                    layout=isinstance(target, (Scores, Mask)) or bool(built),
+                    finite=not math.isinf(fill.value),
+                    scores=isinstance(target, Scores),
+                ),
             )
         if not isinstance(target, Scores):
             row = row_left_empty(ev, mask, fill, where=True)
@@ -579,16 +587,20 @@ def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) 
     if isinstance(condition, Mask) and any(penalties):
         # the penalty goes where the condition is False (second branch) or True (first)
         if penalties[1]:
-            am1_polarity.allowed_sink(
-                ev, condition, args[0], "torch.where(mask, x, -inf) keeps x where"
+            emit(
+                ev,
+                MaskAtApi(
+                    "allowed", condition, args[0], "torch.where(mask, x, -inf) keeps x where"
+                ),
             )
         else:
-            am1_polarity.penalty_sink(
-                ev, condition, args[0], "torch.where(mask, -inf, x) masks where True"
+            emit(
+                ev,
+                PenaltyWhereTrue(condition, args[0], "torch.where(mask, -inf, x) masks where True"),
             )
     scores = next((value for value in branches if isinstance(value, Scores)), None)
     if scores is not None and isinstance(condition, Mask):
-        am8_heads.tiling_check(ev, scores, condition)
+        emit(ev, ScoresMasked(scores, condition))
     if scores is not None and any(penalties):
         penalty_at = Origin(node, "a penalty where the mask forbids")
         return dataclasses.replace(_penalise(scores, penalty_at), masked=True)
@@ -708,8 +720,11 @@ def index_fill(
         return
     triangle = triangles.indexed_triangle(ev, index)
     if triangle is not None and (value.value <= PENALTY or value.finfo):
-        am1_polarity.penalty_sink(
-            ev, triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
+        emit(
+            ev,
+            PenaltyWhereTrue(
+                triangle, value_node, "x[rows, cols] = -inf masks where the indices point"
+            ),
         )
         if isinstance(base, Scores) and isinstance(target.value, ast.Name):
             ev.bind(target.value, index_penalised(ev, base, target, value))

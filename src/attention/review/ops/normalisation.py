@@ -6,6 +6,7 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
+from attention.review.events import ScoresNormalised, SoftmaxAlong, emit
 from attention.review.ops import fills
 from attention.review.ops.positions import (
     PAIRWISE,
@@ -17,7 +18,6 @@ from attention.review.provenance import (
     Weights,
 )
 from attention.review.rules import (
-    am4_softmax,
     am5_scale,
 )
 from attention.review.sinks import (
@@ -84,7 +84,7 @@ def softmax(
             None,
         )
         if dim_arg is not None:
-            am4_softmax.size_one_check(ev, subject, int_literal(dim_arg.value), dim_arg.value)
+            emit(ev, SoftmaxAlong(subject, int_literal(dim_arg.value), dim_arg.value))
         return Weights(Origin(node, ""))
     if not isinstance(subject, Scores):
         return Weights(Origin(node, "")) if subject is None else None
@@ -117,7 +117,7 @@ def softmax(
         axis, at = dim
         implicit = axis is None
         axis = None if axis == NO_DIM else axis
-    am4_softmax.axis_check(ev, subject, axis, at, implicit=implicit, softmax=node)
+    emit(ev, ScoresNormalised(subject, axis, at, implicit=implicit, softmax=node))
     if (
         not subject.scaled
         # a learned position bias (T5's) is trained with unscaled scores, by design

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from attention.review import head_counts, heads, ops
+from attention.review.events import ScoresScaled, emit
 from attention.review.ops import fills
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
@@ -24,9 +25,6 @@ from attention.review.roles import (
     _keys_first,
     _role,
     _unwrapped,
-)
-from attention.review.rules import (
-    am5_scale,
 )
 from attention.review.sinks import SCALING_METHODS
 from attention.review.syntax import (
@@ -211,7 +209,7 @@ def scaled(
     ``parted``: for a scale the query carried, whether its heads were split after it.
     """
     before = len(ev.hits)
-    am5_scale.scale_check(ev, scale, node, divide=divide, parted=parted)
+    emit(ev, ScoresScaled(scale, node, divide=divide, parted=parted))
     found = tuple(ev.hits[before:])
     del ev.hits[before:]
     return dataclasses.replace(scores, scaled=True, pending=scores.pending + found, fixable=None)

@@ -5,14 +5,12 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from attention.review.events import TriangleCut, emit
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Mask,
     Origin,
     Triangle,
-)
-from attention.review.rules import (
-    am3_causal,
 )
 from attention.review.sinks import (
     PENALTY,
@@ -69,9 +67,7 @@ def triangle(
     if "bool" in ev.code(node):
         dtype = "bool"
     if isinstance(source, Tensor) and source.sizes and len(source.sizes) >= 2:
-        am3_causal.alignment_check(
-            ev, node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower
-        )
+        emit(ev, TriangleCut(node, source.sizes[-2], source.sizes[-1], diagonal, lower=lower))
     triangle = Triangle(lower=lower, diagonal=diagonal)
     name = "tril" if lower else "triu"
     if (
@@ -168,7 +164,7 @@ def corner_cut(
         cuts.append(ev.ev(element.upper))
     height, width = cuts
     if isinstance(height, Dim) and isinstance(width, Dim):
-        am3_causal.alignment_check(ev, node, height, width, triangle.diagonal, lower=triangle.lower)
+        emit(ev, TriangleCut(node, height, width, triangle.diagonal, lower=triangle.lower))
 
 
 @operation("triu", "tril", "triu_", "tril_")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from attention.review import events
+from attention.review.events import on
 from attention.review.provenance import (
     Mask,
     Origin,
@@ -234,3 +236,22 @@ def penalty_triangle(ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: st
         am3_causal.triangle_check(
             ev, mask.true_set.complement(), mask, node, f"{reads} (-inf where it is set)", "AM101"
         )
+
+
+@on(events.MaskAtApi)
+def _mask_at_api(ev: Interpreter, event: events.MaskAtApi) -> None:
+    sink = allowed_sink if event.convention == "allowed" else forbidden_sink
+    sink(ev, event.mask, event.node, event.api)
+
+
+@on(events.PenaltyWhereTrue)
+def _penalty_where_true(ev: Interpreter, event: events.PenaltyWhereTrue) -> None:
+    penalty_sink(
+        ev,
+        event.mask,
+        event.node,
+        event.reads,
+        layout=event.layout,
+        finite=event.finite,
+        scores=event.scores,
+    )

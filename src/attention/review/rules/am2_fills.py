@@ -12,6 +12,8 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING
 
+from attention.review import events
+from attention.review.events import on
 from attention.review.provenance import (
     Const,
     Mask,
@@ -243,3 +245,19 @@ def additive_sink(ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: str) 
             f"{reads}: a 0/1 mask adds 1.0 or 0.0, it forbids nothing",
             [am1_polarity.fact(ev, mask)],
         )
+
+
+@on(events.MaskAdded)
+def _mask_added(ev: Interpreter, event: events.MaskAdded) -> None:
+    additive_sink(ev, event.mask, event.node, event.reads)
+    overflow_sink(ev, event.mask)
+
+
+@on(events.ConstantCast)
+def _constant_cast(ev: Interpreter, event: events.ConstantCast) -> None:
+    overflow_check(ev, event.const, event.node, event.dtype)
+
+
+@on(events.ZerosTimesConstant)
+def _zeros_times_constant(ev: Interpreter, event: events.ZerosTimesConstant) -> None:
+    infinite_product(ev, event.const, event.node, event.fact)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from attention.review import apis
+from attention.review import apis, events
+from attention.review.events import on
 from attention.review.ops import triangles
 from attention.review.provenance import (
     CAUSAL,
@@ -298,3 +299,13 @@ def triangle_check(
             f"{CAUSAL.describe()[5:]}",
             [am1_polarity.fact(ev, mask)],
         )
+
+
+@on(events.TriangleCut)
+def _triangle_cut(ev: Interpreter, event: events.TriangleCut) -> None:
+    alignment_check(ev, event.node, event.rows, event.columns, event.diagonal, lower=event.lower)
+
+
+@on(events.ModuleCalled)
+def _module_called(ev: Interpreter, event: events.ModuleCalled) -> None:
+    causal_hint_check(ev, event.row, event.node, event.values, event.api)

@@ -9,6 +9,8 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
+from attention.review import events
+from attention.review.events import on
 from attention.review.ops import normalisation
 from attention.review.provenance import (
     Mask,
@@ -210,3 +212,15 @@ def late_mask(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:
     ev.hits.remove(found)
     ev.pending[id(node)] = found
     return dataclasses.replace(scores, masked=True, late=Origin(node, ""))
+
+
+@on(events.SoftmaxAlong)
+def _softmax_along(ev: Interpreter, event: events.SoftmaxAlong) -> None:
+    size_one_check(ev, event.subject, event.dim, event.node)
+
+
+@on(events.ScoresNormalised)
+def _scores_normalised(ev: Interpreter, event: events.ScoresNormalised) -> None:
+    axis_check(
+        ev, event.scores, event.axis, event.node, implicit=event.implicit, softmax=event.softmax
+    )

@@ -6,7 +6,8 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
-from attention.review import head_counts
+from attention.review import events, head_counts
+from attention.review.events import on
 from attention.review.provenance import (
     Scale,
     Weights,
@@ -183,3 +184,8 @@ def scale_check(
             f"the head count (used on line {node.lineno}: `{_short(ev.code(node))}`)",  # type: ignore[attr-defined]
             [(f"built from `{scale.width}`", scale.origin)],
         )
+
+
+@on(events.ScoresScaled)
+def _scores_scaled(ev: Interpreter, event: events.ScoresScaled) -> None:
+    scale_check(ev, event.scale, event.node, divide=event.divide, parted=event.parted)

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from attention.review import events
+from attention.review.events import on
 from attention.review.provenance import (
     Mask,
     Weights,
@@ -157,3 +159,8 @@ def layout_check(
             "(softmax, MHA with weights) or zeros (SDPA)",
             [("padding on both the query and the key axis", mask.query_and_key)],
         )
+
+
+@on(events.MaskRanked)
+def _mask_ranked(ev: Interpreter, event: events.MaskRanked) -> None:
+    layout_check(ev, event.mask, event.node, event.api, finite=event.finite, scores=event.scores)

@@ -12,7 +12,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from attention.review import head_counts, heads
+from attention.review import events, head_counts, heads
+from attention.review.events import on
 from attention.review.provenance import (
     Mask,
     Origin,
@@ -195,3 +196,13 @@ def head_split_check(
         "one item's positions, each 'position' one slice of a token",
         [("a view of an nn.Linear's output, whose features are last", linear)],
     )
+
+
+@on(events.ScoresMasked)
+def _scores_masked(ev: Interpreter, event: events.ScoresMasked) -> None:
+    tiling_check(ev, event.scores, event.mask)
+
+
+@on(events.HeadsSplit)
+def _heads_split(ev: Interpreter, event: events.HeadsSplit) -> None:
+    head_split_check(ev, event.linear, event.node, event.args, event.values)

@@ -1,0 +1,211 @@
+"""Events: what the pass meets that a rule may judge, and the rules that subscribe to each.
+
+The evaluator and the operations say what happened (a mask reached an API, a penalty was put
+where a mask is True, a constant was cast, the scores were scaled, a softmax read an axis);
+a rule family says, with :func:`on`, which events it judges and raises its findings there.
+Neither knows the other: a new rule subscribes to an event that exists, and the code that
+emits it does not change.
+
+>>> from attention.review import rules  # every family subscribed
+>>> [subscriber.__module__.rsplit(".", 1)[-1] for subscriber in subscribers(MaskAdded)]
+['am2_fills']
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal, TypeVar
+
+from attention.review import apis
+from attention.review.provenance import Const, Mask, Origin, Scores
+from attention.review.syntax import Arg
+from attention.review.values import AnyValue, Dim, Tensor
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
+__all__ = [
+    "ConstantCast",
+    "Event",
+    "HeadsSplit",
+    "MaskAdded",
+    "MaskAtApi",
+    "MaskRanked",
+    "ModuleCalled",
+    "PenaltyWhereTrue",
+    "ScoresMasked",
+    "ScoresNormalised",
+    "ScoresScaled",
+    "SoftmaxAlong",
+    "TriangleCut",
+    "ZerosTimesConstant",
+    "emit",
+    "on",
+    "subscribers",
+]
+
+
+class Event:
+    """Something the pass met that a rule may judge."""
+
+
+@dataclass(frozen=True)
+class MaskAtApi(Event):
+    """A mask handed to an API that reads True as ``convention`` (``api`` names the call)."""
+
+    convention: Literal["allowed", "forbidden"]
+    mask: Mask
+    node: ast.AST | Arg
+    api: str
+
+
+@dataclass(frozen=True)
+class PenaltyWhereTrue(Event):
+    """A penalty (-inf, -1e9) put where a mask is True: ``masked_fill``, ``where``, ``x[m] =``.
+
+    ``layout``: the filled tensor has the scores' layout; ``finite``: the penalty is finite;
+    ``scores``: the filled tensor is the scores.
+    """
+
+    mask: Mask
+    node: ast.AST | Arg
+    reads: str
+    layout: bool = True
+    finite: bool = False
+    scores: bool = False
+
+
+@dataclass(frozen=True)
+class MaskAdded(Event):
+    """A mask added to the scores (or to a tensor a softmax may read): its values shift them."""
+
+    mask: Mask
+    node: ast.AST | Arg
+    reads: str
+
+
+@dataclass(frozen=True)
+class MaskRanked(Event):
+    """A mask of a rank the code did not show, given the rank of what it meets (``api``)."""
+
+    mask: Mask
+    node: ast.AST | Arg
+    api: str
+    finite: bool = False
+    scores: bool = False
+
+
+@dataclass(frozen=True)
+class ScoresMasked(Event):
+    """Scores and a mask meet (filled, added, selected): per-head tilings must agree."""
+
+    scores: Scores
+    mask: Mask
+
+
+@dataclass(frozen=True)
+class ConstantCast(Event):
+    """A tensor holding ``const`` converted to ``dtype`` (written as in the code)."""
+
+    const: Const
+    node: ast.AST
+    dtype: str
+
+
+@dataclass(frozen=True)
+class ZerosTimesConstant(Event):
+    """A tensor with zeros in it times a constant (``fact`` says why it has zeros)."""
+
+    const: Const
+    node: ast.AST
+    fact: tuple[str, Origin]
+
+
+@dataclass(frozen=True)
+class SoftmaxAlong(Event):
+    """A softmax of ``subject`` along axis ``dim`` (None: not a literal)."""
+
+    subject: Tensor
+    dim: int | None
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class ScoresNormalised(Event):
+    """Scores read by a softmax along ``axis`` (``implicit``: no axis given)."""
+
+    scores: Scores
+    axis: int | None
+    node: ast.AST | Arg
+    implicit: bool
+    softmax: ast.AST | None = None
+
+
+@dataclass(frozen=True)
+class ScoresScaled(Event):
+    """The scores (or a query) scaled by ``scale`` at ``node`` (``divide``: divided by it)."""
+
+    scale: AnyValue | None
+    node: ast.AST
+    divide: bool
+    parted: bool | None = None
+
+
+@dataclass(frozen=True)
+class TriangleCut(Event):
+    """A triangle of ``rows`` × ``columns`` cut at ``diagonal``: which corner it keeps."""
+
+    node: ast.AST
+    rows: Dim
+    columns: Dim
+    diagonal: int
+    lower: bool
+
+
+@dataclass(frozen=True)
+class ModuleCalled(Event):
+    """An attention module's forward called with ``values`` (``row``: its API row)."""
+
+    row: apis.Api
+    node: ast.Call
+    values: list[AnyValue | None]
+    api: str
+
+
+@dataclass(frozen=True)
+class HeadsSplit(Event):
+    """A linear layer's output (made at ``linear``) split into heads by ``node``."""
+
+    linear: Origin
+    node: ast.Call
+    args: list[Arg]
+    values: list[AnyValue | None]
+
+
+E = TypeVar("E", bound=Event)
+_SUBSCRIBERS: dict[type[Event], list[Callable[[Interpreter, Event], None]]] = {}
+
+
+def on(
+    kind: type[E],
+) -> Callable[[Callable[[Interpreter, E], None]], Callable[[Interpreter, E], None]]:
+    """Subscribe a rule's check to one kind of event."""
+
+    def subscribe(check: Callable[[Interpreter, E], None]) -> Callable[[Interpreter, E], None]:
+        _SUBSCRIBERS.setdefault(kind, []).append(check)  # type: ignore[arg-type]
+        return check
+
+    return subscribe
+
+
+def subscribers(kind: type[Event]) -> tuple[Callable[[Interpreter, Event], None], ...]:
+    """The checks subscribed to a kind of event, in the order they subscribed."""
+    return tuple(_SUBSCRIBERS.get(kind, ()))
+
+
+def emit(ev: Interpreter, event: Event) -> None:
+    """Tell every subscribed check what happened; each raises its findings on ``ev``."""
+    for check in _SUBSCRIBERS.get(type(event), ()):
+        check(ev, event)
