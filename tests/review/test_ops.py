@@ -175,3 +175,33 @@ def test_a_float_row_makes_a_zero_one_mask() -> None:
 @pytest.mark.parametrize("swap", [".transpose(0, 1)", ".swapaxes(0, 1)", ".t()"])
 def test_a_swap_row_turns_the_triangle_over(swap: str) -> None:
     assert findings(_PAST + swap) == [("AM303", 6)]
+
+
+_PADDING = "(ids == pad_id)[:, None, None, :]"  # True = padding
+_REAL = "(ids != pad_id)[:, None, None, :]"  # True = a real token
+
+
+def padded(mask: str) -> list[tuple[str, int]]:
+    source = (
+        _HEAD
+        + "def attend(q, k, v, ids, pad_id):\n"
+        + f"    mask = {mask}\n"
+        + "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"
+    )
+    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize("flip", [".flip(-1)", ".flip((0, -1))", ".fliplr()"])
+def test_a_flipped_mask_keeps_its_meaning(flip: str) -> None:
+    """A padding mask read from the other end still marks padding: True = padding reaches
+    SDPA, which reads True = may attend (AM101), flipped or not."""
+    assert padded(_PADDING + flip) == [("AM101", 7)]
+    assert padded(_REAL + flip) == []
+
+
+@pytest.mark.parametrize("flip", [".flip(-1)", ".flip(0)", ".flip((0, 1))"])
+def test_a_flipped_triangle_is_no_triangle_the_rules_know(flip: str) -> None:
+    """Unflipped, the future's triangle given as allowed is AM101; flipped, its entries no
+    longer lie where the rules' triangles do: nothing is claimed about it."""
+    assert findings(_FUTURE) == [("AM101", 7)]
+    assert findings(_FUTURE + flip) == []

@@ -317,3 +317,32 @@ def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
         rank = len(known)
         return rank if known == [*range(rank - 2), rank - 1, rank - 2] else None
     return None
+
+
+@operation("flip", "fliplr", "flipud", kinds=(Mask,))
+def mask_flipped(ev: Interpreter, c: Call) -> Reading:
+    """``mask.flip(dims)``: the entries in reverse order along ``dims``; True means what it did.
+
+    A padding mask read from the other end still marks padding, so what the rules know of
+    its convention, dtype and axes holds; which entries form a triangle, or which row is
+    empty, moves with the flip and is no longer known.
+
+    >>> from attention.review.check import check_source
+    >>> source = (
+    ...     "import torch.nn.functional as F\\n"
+    ...     "def attend(q, k, v, ids, pad_id):\\n"
+    ...     "    padding = (ids == pad_id)[:, None, None, :]\\n"
+    ...     "    padding = padding.flip(-1)\\n"
+    ...     "    return F.scaled_dot_product_attention(q, k, v, attn_mask=padding)\\n"
+    ... )
+    >>> [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+    [('AM101', 5)]
+    """
+    assert isinstance(c.receiver, Mask)
+    return c.receiver.but(
+        origin=c.origin,
+        true_set=None,
+        triangle_at=None,
+        empty_row=None,
+        row_value=None,
+    )
