@@ -975,7 +975,11 @@ def semantics_matrix(session: nox.Session) -> None:
 
 ECOSYSTEM_CONSTRAINTS = paths.ECOSYSTEM_CONSTRAINTS
 ECOSYSTEM_PACKAGES = ("jax", "jaxlib", "flax", "keras", "transformers")
-ECOSYSTEM_TESTS = ("tests/test_semantics_ecosystem.py", "tests/test_semantics_ecosystem_live.py")
+ECOSYSTEM_TESTS = (
+    "tests/test_semantics_ecosystem.py",
+    "tests/test_semantics_ecosystem_live.py",
+    "tests/review/test_apis.py::test_the_positions_of_jax_are_its_signature",
+)
 
 
 @nox.session(default=False)

@@ -1,6 +1,7 @@
 """The attention APIs' rows (``attention.review.apis``) held against the claims table and torch.
 
-Every claim a row cites exists in ``conf/semantics.toml`` and is about that API and that
+Every claim a row cites exists in the claims tables (``conf/semantics.toml``, and
+``conf/semantics-ecosystem.toml`` for another framework's API) and is about that API and that
 argument; the convention a row states (a Boolean mask's True, a floating-point mask, a causal
 flag's alignment) is the one its claims expect; an argument handed on to another API (``via``)
 means what it means there; and the positions are the installed torch's.
@@ -15,9 +16,9 @@ import pytest
 
 from attention.review import apis
 from attention.review.apis import APIS, Api, Argument
-from attention.semantics.claims import Claim, load_claims
+from attention.semantics.claims import Claim, load_claims, load_ecosystem_claims
 
-BY_ID = {claim.id: claim for claim in load_claims()}
+BY_ID = {claim.id: claim for claim in (*load_claims(), *load_ecosystem_claims())}
 BY_NAME = {api.name: api for api in APIS}
 ARGUMENTS = [
     pytest.param(api, argument, id=f"{api.kind}.{argument.keyword}")
@@ -231,3 +232,41 @@ def test_every_claim_the_watch_cites_is_a_claim_of_its_row() -> None:
         assert claim in api.cited, f"apis.{row}.claim({tail!r}) = {claim!r}, not its row's"
         assert claim in BY_ID, f"apis.{row}.claim({tail!r}) = {claim!r}, not a claim"
         assert BY_ID[claim].api in about(api), f"{claim} is about {BY_ID[claim].api}, not {row}"
+
+
+def test_the_positions_of_jax_are_its_signature() -> None:
+    """jax.nn.dot_product_attention's row against the installed jax (``nox -s
+    semantics_ecosystem`` installs the pinned one; the default environment has none)."""
+    jax = pytest.importorskip("jax")
+    parameters = inspect.signature(jax.nn.dot_product_attention).parameters
+    for argument in apis.JAX_DOT_PRODUCT_ATTENTION.arguments:
+        parameter = parameters[argument.keyword]
+        if argument.position is None:
+            assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, argument
+        else:
+            assert list(parameters).index(argument.keyword) == argument.position, argument
+
+
+def _jax(call: str) -> list[tuple[str, int]]:
+    from attention.review.check import check_source
+
+    source = (
+        "import jax\n\n\ndef attend(q, k, v, ids, pad_id):\n"
+        "    padding = (ids == pad_id)[:, None, None, :]  # True = padding\n"
+        "    real = (ids != pad_id)[:, None, None, :]  # True = a real token\n"
+        f"    return {call}\n"
+    )
+    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+
+
+@pytest.mark.parametrize(
+    "given",
+    ["mask=padding", "None, padding"],
+    ids=["keyword", "position"],
+)
+def test_a_new_api_is_read_from_its_row_alone(given: str) -> None:
+    """jax.nn.dot_product_attention is one row: its Boolean ``mask`` means True = may attend
+    (the claim jax.nn.dot_product_attention.mask.bool), read by keyword or at position 4."""
+    assert _jax(f"jax.nn.dot_product_attention(q, k, v, {given})") == [("AM101", 7)]
+    right = given.replace("padding", "real")
+    assert _jax(f"jax.nn.dot_product_attention(q, k, v, {right})") == []

@@ -411,3 +411,34 @@ def flex_mask_maker(ev: Interpreter, c: Call) -> Reading:
             mask_mod(ev, args[0].value)
         return None
     return NOT_MINE
+
+
+@operation(*shorts(apis.FUNCTIONS))
+def masks_by_row(ev: Interpreter, c: Call) -> Reading:
+    r"""An attention function no reading above reads: its masks, by its row's conventions.
+
+    Each Boolean mask the call is given goes to the rules with the convention its row in
+    :mod:`~attention.review.apis` states.  A new function is a row there.  The call's result
+    stays unknown, so the readings after this one are still offered the call.
+
+    >>> from attention.review.check import check_source
+    >>> source = (
+    ...     "import jax\n"
+    ...     "def attend(q, k, v, ids, pad_id):\n"
+    ...     "    padding = (ids == pad_id)[:, None, None, :]\n"
+    ...     "    return jax.nn.dot_product_attention(q, k, v, mask=padding)\n"
+    ... )
+    >>> [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+    [('AM101', 4)]
+    """
+    api = apis.FUNCTIONS.get(c.qualified or "")
+    if api is None:
+        return NOT_MINE
+    for argument in api.masks:
+        if argument.boolean is None:
+            continue
+        arg, value = ev.given(c.node, c.values, argument)
+        if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
+            label = f"{api.label}({argument.keyword}=…)"
+            emit(ev, MaskAtApi(argument.boolean, value, arg, label))
+    return NOT_MINE

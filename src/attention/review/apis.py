@@ -27,6 +27,8 @@ __all__ = [
     "APIS",
     "CREATE_BLOCK_MASK",
     "FLEX_ATTENTION",
+    "FUNCTIONS",
+    "JAX_DOT_PRODUCT_ATTENTION",
     "MHA",
     "MHA_FORWARD",
     "MODULE_APIS",
@@ -479,6 +481,41 @@ CREATE_BLOCK_MASK = Api(
 ``mod_fn``): a ``mask_mod`` returns True where a query may attend; ``flex_attention`` reads the
 ``BlockMask`` made of it."""
 
+JAX_DOT_PRODUCT_ATTENTION = Api(
+    name="jax.nn.dot_product_attention",
+    kind="jax_sdpa",
+    label="jax.nn.dot_product_attention",
+    arguments=(
+        _input("query", 0),
+        _input("key", 1),
+        _input("value", 2),
+        Argument(
+            "bias", 3, "mask", floating="additive", claims=("jax.nn.dot_product_attention.bias",)
+        ),
+        Argument(
+            "mask",
+            4,
+            "mask",
+            boolean="allowed",
+            claims=(
+                "jax.nn.dot_product_attention.mask.bool",
+                "jax.nn.dot_product_attention.mask.float",
+            ),
+        ),
+        Argument(
+            "is_causal",
+            None,
+            "causal",
+            alignment="upper_left",
+            claims=("jax.nn.dot_product_attention.is_causal.alignment",),
+        ),
+    ),
+    words=("dot_product_attention",),
+    claims=("jax.nn.dot_product_attention.fully_masked_row",),
+)
+"""JAX's ``jax.nn.dot_product_attention``: a Boolean ``mask`` lists the keys that may be seen,
+as SDPA's does; ``bias`` is added to the scores (positions of jax 0.10.2)."""
+
 APIS = (
     SDPA,
     OWN_SDPA,
@@ -489,5 +526,11 @@ APIS = (
     NESTED_FROM_MASK,
     FLEX_ATTENTION,
     CREATE_BLOCK_MASK,
+    JAX_DOT_PRODUCT_ATTENTION,
 )
-"""Every row, the public APIs first."""
+"""Every row, torch's public APIs first."""
+
+FUNCTIONS: dict[str, Api] = {
+    name: api for api in APIS if api not in MODULE_APIS for name in api.names
+}
+"""Every attention function (not a module), by each of its names."""

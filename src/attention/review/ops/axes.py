@@ -321,7 +321,7 @@ def _swapped_rank(method: str, axes: list[int | None]) -> int | None:
 
 @operation("flip", "fliplr", "flipud", kinds=(Mask,))
 def mask_flipped(ev: Interpreter, c: Call) -> Reading:
-    """``mask.flip(dims)``: the entries in reverse order along ``dims``; True means what it did.
+    r"""``mask.flip(dims)``: the entries in reverse order along ``dims``; True means what it did.
 
     A padding mask read from the other end still marks padding, so what the rules know of
     its convention, dtype and axes holds; which entries form a triangle, or which row is
@@ -329,11 +329,11 @@ def mask_flipped(ev: Interpreter, c: Call) -> Reading:
 
     >>> from attention.review.check import check_source
     >>> source = (
-    ...     "import torch.nn.functional as F\\n"
-    ...     "def attend(q, k, v, ids, pad_id):\\n"
-    ...     "    padding = (ids == pad_id)[:, None, None, :]\\n"
-    ...     "    padding = padding.flip(-1)\\n"
-    ...     "    return F.scaled_dot_product_attention(q, k, v, attn_mask=padding)\\n"
+    ...     "import torch.nn.functional as F\n"
+    ...     "def attend(q, k, v, ids, pad_id):\n"
+    ...     "    padding = (ids == pad_id)[:, None, None, :]\n"
+    ...     "    padding = padding.flip(-1)\n"
+    ...     "    return F.scaled_dot_product_attention(q, k, v, attn_mask=padding)\n"
     ... )
     >>> [(finding.code, finding.line) for finding in check_source(source, "case.py")]
     [('AM101', 5)]
