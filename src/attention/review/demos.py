@@ -477,6 +477,22 @@ tensor([[0.8808, 0.1192]])
 tensor([[0.6225, 0.3775]])
 """,
     ),
+    "AM504": (
+        """\
+>>> import torch
+>>> q = torch.full((1, 4), 0.5); k = torch.tensor([[0.5] * 4, [0.0] * 4]); d = 4
+>>> scores = q @ k.T / d ** 0.5
+>>> torch.softmax(scores / d ** 0.5, dim=-1).round(decimals=4)   # divided by √d twice
+tensor([[0.5622, 0.4378]])
+""",
+        """\
+>>> import torch
+>>> q = torch.full((1, 4), 0.5); k = torch.tensor([[0.5] * 4, [0.0] * 4]); d = 4
+>>> scores = q @ k.T / d ** 0.5
+>>> torch.softmax(scores, dim=-1).round(decimals=4)   # once: the weights SDPA gives
+tensor([[0.6225, 0.3775]])
+""",
+    ),
     "AM601": (
         """\
 >>> import torch

@@ -145,12 +145,16 @@ class ScoresNormalised(Event):
 
 @dataclass(frozen=True)
 class ScoresScaled(Event):
-    """The scores (or a query) scaled by ``scale`` at ``node`` (``divide``: divided by it)."""
+    """The scores (or a query) scaled by ``scale`` at ``node`` (``divide``: divided by it).
+
+    ``scores``: the scores as they were before, where they are the scores.
+    """
 
     scale: AnyValue | None
     node: ast.AST
     divide: bool
     parted: bool | None = None
+    scores: Scores | None = None
 
 
 @dataclass(frozen=True)

@@ -259,6 +259,8 @@ class Scores:
     (:mod:`~attention.review.heads`).  ``merged``: where a ``view`` / ``reshape`` / ``flatten``
     folded the key axis into one with other axes (``s.reshape(B, H, L * S)``).  ``key_axes``:
     how many trailing axes index the keys (2 for an einsum's ``...hw`` of a feature map).
+    ``scaled_by``: the scale, written out as a root or a power, that already divided them by
+    √d (multiplied them by 1/√d).
     """
 
     origin: Origin
@@ -275,6 +277,7 @@ class Scores:
     major: Literal["batch", "head"] | None = None
     merged: Origin | None = None
     key_axes: int = 1
+    scaled_by: Scale | None = None
 
 
 @dataclass(frozen=True)

@@ -376,6 +376,7 @@ def join(states: list[dict[str, AnyValue]]) -> dict[str, AnyValue]:
                 # a penalty on every path: one taken on some paths only may be taken again on
                 # the same paths after a softcap, which the join cannot tell
                 penalised=scores[0].penalised if all(one.penalised for one in scores) else None,
+                scaled_by=scores[0].scaled_by if all(one.scaled_by for one in scores) else None,
             )
         else:
             joined[name] = UNKNOWN

@@ -209,10 +209,16 @@ def scaled(
     ``parted``: for a scale the query carried, whether its heads were split after it.
     """
     before = len(ev.hits)
-    emit(ev, ScoresScaled(scale, node, divide=divide, parted=parted))
+    emit(ev, ScoresScaled(scale, node, divide=divide, parted=parted, scores=scores))
     found = tuple(ev.hits[before:])
     del ev.hits[before:]
-    return dataclasses.replace(scores, scaled=True, pending=scores.pending + found, fixable=None)
+    by = scores.scaled_by
+    if isinstance(scale, Scale) and isinstance(scale.origin.node, (ast.Call, ast.BinOp)):
+        # a root or a power written out, in the right direction: the scores are over √d now
+        by = scale if scale.inverted == divide else by
+    return dataclasses.replace(
+        scores, scaled=True, pending=scores.pending + found, fixable=None, scaled_by=by
+    )
 
 
 def width_of(ev: Interpreter, node: ast.AST, at: ast.AST) -> str | None:

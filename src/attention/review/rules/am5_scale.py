@@ -87,6 +87,22 @@ RULES: tuple[Rule, ...] = (
         "import math\n\nimport torch.nn.functional as F\n\n\ndef attend(q, k, v):\n"
         "    return F.scaled_dot_product_attention(q, k, v, scale=1 / math.sqrt(q.size(-1)))\n",
     ),
+    Rule(
+        "AM504",
+        "scaled-twice",
+        "error",
+        ("sdpa.scale.default",),
+        "Scores already divided by √d are divided by it again: the softmax is tempered by d "
+        "instead of √d, and its weights are flatter than the model was trained with.",
+        "`{subject}` scales scores that were already divided by √d",
+        "Scale once: keep one division by `math.sqrt(head_size)` (or SDPA's default scale).",
+        "import math\n\nimport torch\n\n\ndef attend(q, k, v):\n    d = q.size(-1)\n"
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(d)\n"
+        "    weights = torch.softmax(scores / math.sqrt(d), dim=-1)\n    return weights @ v\n",
+        "import math\n\nimport torch\n\n\ndef attend(q, k, v):\n    d = q.size(-1)\n"
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(d)\n"
+        "    weights = torch.softmax(scores, dim=-1)\n    return weights @ v\n",
+    ),
 )
 
 
@@ -189,3 +205,20 @@ def scale_check(
 @on(events.ScoresScaled)
 def _scores_scaled(ev: Interpreter, event: events.ScoresScaled) -> None:
     scale_check(ev, event.scale, event.node, divide=event.divide, parted=event.parted)
+
+
+@on(events.ScoresScaled)
+def _scaled_twice(ev: Interpreter, event: events.ScoresScaled) -> None:
+    """AM504: scores that a root or power of d already scaled, scaled by one again."""
+    scale, earlier = event.scale, event.scores.scaled_by if event.scores is not None else None
+    if earlier is None or not isinstance(scale, Scale) or scale.inverted != event.divide:
+        return  # the wrong power is AM503's
+    if not isinstance(scale.origin.node, (ast.Call, ast.BinOp)):
+        return  # a scale known by its name only may be a learned temperature
+    ev.hit(
+        "AM504",
+        event.node,
+        "the scores are divided by √(head size) once; divided again, the softmax is "
+        "tempered by d instead of √d",
+        [("a second √d: the first divided the scores", earlier.origin)],
+    )
