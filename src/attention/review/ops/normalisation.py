@@ -190,27 +190,6 @@ def flattened(
     return dataclasses.replace(scores, ndim=ndim, key_axes=max(keys, 1))
 
 
-def dual_softmax(ev: Interpreter, node: ast.AST) -> bool:
-    """``F.softmax(sim, 1) * F.softmax(sim, 2)``: LoFTR's dual softmax, both axes on purpose.
-
-    The softmax is one factor of a product whose other factor is a softmax of the same
-    scores: a matching's mutual score, not attention weights over the keys.
-    """
-    if not ev.functions:
-        return False
-    for product in ast.walk(ev.functions[-1]):
-        if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
-            continue
-        sides = (product.left, product.right)
-        if node not in sides or not all(isinstance(side, ast.Call) for side in sides):
-            continue
-        calls = [side for side in sides if isinstance(side, ast.Call)]
-        if all(last_name(c.func) == "softmax" for c in calls) and all(c.args for c in calls):
-            first, second = (ev.code(c.args[0]) for c in calls)
-            return first == second
-    return False
-
-
 def renormalised_over_keys(ev: Interpreter, at: ast.AST | Arg) -> bool:
     """``attn = dots.softmax(dim=1) + eps`` then ``attn / attn.sum(dim=-1, keepdim=True)``."""
     node = at.value if isinstance(at, Arg) else at

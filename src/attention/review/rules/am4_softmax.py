@@ -9,7 +9,7 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
-from attention.review import events
+from attention.review import events, idioms
 from attention.review.events import on
 from attention.review.ops import normalisation
 from attention.review.provenance import (
@@ -151,8 +151,8 @@ def axis_check(
 
     Not where the weights are then divided by their own sum over the keys: slot attention
     (Locatello et al.) normalises over the queries on purpose, then over the keys; nor for
-    one factor of a dual softmax (:meth:`dual_softmax`).  Both are looked for only where a
-    finding would be made.
+    one factor of a dual softmax (:func:`~attention.review.idioms.dual_softmax`).  Both are
+    looked for only where a finding would be made.
     """
     last = dim == -1 or (dim is not None and subject.ndim is not None and dim == subject.ndim - 1)
     facts: list[tuple[str, Origin]]
@@ -191,7 +191,7 @@ def axis_check(
         )
         facts = [("scores [..., L, S]", subject.origin)]
     if normalisation.renormalised_over_keys(ev, at) or (
-        softmax is not None and normalisation.dual_softmax(ev, softmax)
+        softmax is not None and idioms.dual_softmax(ev, softmax)
     ):
         return
     ev.hit("AM402", at, expects, facts)
