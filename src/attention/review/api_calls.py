@@ -10,7 +10,15 @@ import ast
 from typing import TYPE_CHECKING
 
 from attention.review import apis
-from attention.review.events import MaskAtApi, ModuleCalled, ScoresScaled, SoftmaxAlong, emit
+from attention.review.events import (
+    CausalFlag,
+    MaskAtApi,
+    ModuleCalled,
+    ModuleInput,
+    ScoresScaled,
+    SoftmaxAlong,
+    emit,
+)
 from attention.review.ops import (
     normalisation,
 )
@@ -21,7 +29,6 @@ from attention.review.ops.positions import (
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation, shorts
 from attention.review.provenance import (
     Embedded,
-    KeyCat,
     Mask,
     Module,
     Origin,
@@ -44,7 +51,6 @@ from attention.review.sinks import (
 )
 from attention.review.syntax import (
     FunctionNode,
-    int_literal,
     is_none,
     is_true,
 )
@@ -154,33 +160,7 @@ def module_call(
         emit(ev, ModuleCalled(row, node, values, api))
     args = ev.args(node)
     if args and args[0].keyword is None and not args[0].star:
-        first = values[0]
-        query = args[0].value
-        if isinstance(first, Embedded) and not module.batch_first:
-            ev.hit(
-                "AM801",
-                query,
-                f"{api} was built without batch_first=True (line of construction below), "
-                "so it reads its input as [T, B, E]",
-                [
-                    ("batch first, [B, T, E]", first.origin),
-                    (f"{api} with batch_first=False", module.origin),
-                ],
-            )
-        elif (
-            module.batch_first
-            and isinstance(query, ast.Call)
-            and isinstance(query.func, ast.Attribute)
-            and query.func.attr == "transpose"
-            and [int_literal(a.value) for a in ev.args(query)] in ([0, 1], [1, 0])
-        ):
-            ev.hit(
-                "AM801",
-                query,
-                f"{api} was built with batch_first=True and reads [B, T, E]; the input was "
-                "transposed to [T, B, E]",
-                [(f"{api} with batch_first=True", module.origin)],
-            )
+        emit(ev, ModuleInput(module, api, args[0].value, values[0]))
     return None
 
 
@@ -231,49 +211,12 @@ def sdpa(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) -> None
     arg, mask = ev.given(node, values, attn_mask)
     causal_arg, _ = ev.given(node, values, row.argument("is_causal"))
     causal = causal_arg is not None and is_true(causal_arg.value)
-    if arg is not None and not is_none(arg.value):
-        if isinstance(mask, Mask):
-            emit(ev, MaskAtApi("allowed", mask, arg, f"{api}({attn_mask.keyword}=…)"))
-        if causal and causal_arg is not None:
-            ev.hit(
-                "AM301",
-                causal_arg,
-                f"{api} refuses or ignores attn_mask with is_causal=True, depending on the "
-                "release and backend: pass one of them (fold the causal mask into attn_mask)",
-            )
+    if arg is not None and not is_none(arg.value) and isinstance(mask, Mask):
+        emit(ev, MaskAtApi("allowed", mask, arg, f"{api}({attn_mask.keyword}=…)"))
     if causal and causal_arg is not None:
         query, key = [*values, None, None][:2]
-        lengths = [
-            value.sizes[-2].value
-            if isinstance(value, Tensor) and value.sizes and len(value.sizes) >= 2
-            else None
-            for value in (query, key)
-        ]
-        shorter = None not in lengths and lengths[0] < lengths[1]  # type: ignore[operator]
-        if isinstance(key, KeyCat) and not isinstance(query, KeyCat) and not key.maybe:
-            ev.hit(
-                "AM302",
-                causal_arg,
-                "is_causal=True aligns the triangle to the top left: with fewer queries than "
-                "keys (L < S, a decode step) query i sees keys 0..i only",
-                [("keys with a cache prepended: S > L", key.origin)],
-            )
-        elif shorter and isinstance(key, Tensor):
-            ev.hit(
-                "AM302",
-                causal_arg,
-                f"is_causal=True aligns the triangle to the top left: with {lengths[0]} "
-                f"queries and {lengths[1]} keys, query i sees keys 0..i only",
-                [(f"{lengths[1]} keys", key.origin)],
-            )
-        elif isinstance(key, KeyCat) and not isinstance(query, KeyCat):
-            ev.hit(
-                "AM304",
-                causal_arg,
-                "is_causal=True aligns the triangle to the top left: on the path where the "
-                "keys hold a cache (L < S) query i sees keys 0..i only",
-                [("keys with a cache prepended on some path", key.origin)],
-            )
+        masked = arg is not None and not is_none(arg.value)
+        emit(ev, CausalFlag(api, causal_arg, masked, query, key))
     scale_arg, scale = ev.given(node, values, row.argument("scale"))
     if scale_arg is not None:
         emit(ev, ScoresScaled(scale, scale_arg.value, divide=False))

@@ -19,29 +19,35 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, TypeVar
 
 from attention.review import apis
-from attention.review.provenance import Const, Mask, Origin, Scores
+from attention.review.provenance import Const, Mask, Module, Origin, Scores
 from attention.review.syntax import Arg
-from attention.review.values import AnyValue, Dim, Tensor
+from attention.review.values import AnyValue, Dim, Hit, Tensor
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
 
 __all__ = [
+    "AdditiveMasksSummed",
+    "CausalFlag",
     "ConstantCast",
     "Event",
     "HeadsSplit",
     "MaskAdded",
     "MaskAtApi",
+    "MaskInverted",
     "MaskRanked",
     "ModuleCalled",
+    "ModuleInput",
     "PenaltyWhereTrue",
     "ScoresMasked",
     "ScoresNormalised",
     "ScoresScaled",
+    "ScoresSoftcapped",
     "SoftmaxAlong",
     "TriangleCut",
     "ZerosTimesConstant",
     "emit",
+    "emitted",
     "on",
     "subscribers",
 ]
@@ -188,6 +194,55 @@ class HeadsSplit(Event):
     values: list[AnyValue | None]
 
 
+@dataclass(frozen=True)
+class MaskInverted(Event):
+    """``~mask`` (or ``mask.logical_not()``) of a mask that is known to be one."""
+
+    mask: Mask
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class ScoresSoftcapped(Event):
+    """``cap * tanh(scores / cap)`` of scores that carry a mask's penalty."""
+
+    scores: Scores
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class AdditiveMasksSummed(Event):
+    """Two additive masks added to each other."""
+
+    left: Mask
+    right: Mask
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class CausalFlag(Event):
+    """An attention call's causal flag set to True (``flag``), with its mask or without.
+
+    ``masked``: a mask is passed beside it; ``query``, ``key``: the values given for them.
+    """
+
+    api: str
+    flag: Arg
+    masked: bool
+    query: AnyValue | None
+    key: AnyValue | None
+
+
+@dataclass(frozen=True)
+class ModuleInput(Event):
+    """An attention module called on ``query`` (``first``: its value; ``module``: as built)."""
+
+    module: Module
+    api: str
+    query: ast.AST
+    first: AnyValue | None
+
+
 E = TypeVar("E", bound=Event)
 _SUBSCRIBERS: dict[type[Event], list[Callable[[Interpreter, Event], None]]] = {}
 
@@ -213,3 +268,16 @@ def emit(ev: Interpreter, event: Event) -> None:
     """Tell every subscribed check what happened; each raises its findings on ``ev``."""
     for check in _SUBSCRIBERS.get(type(event), ()):
         check(ev, event)
+
+
+def emitted(ev: Interpreter, event: Event) -> tuple[Hit, ...]:
+    """Emit ``event`` and take back the findings it raised, for a value to carry.
+
+    A finding about scores waits for a softmax to read them (a fill of logits that no softmax
+    reads proves nothing about attention): the operation keeps it with the scores.
+    """
+    before = len(ev.hits)
+    emit(ev, event)
+    found = tuple(ev.hits[before:])
+    del ev.hits[before:]
+    return found

@@ -8,16 +8,21 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from attention.review.events import MaskAdded, MaskRanked, ScoresMasked, ZerosTimesConstant, emit
+from attention.review.events import (
+    AdditiveMasksSummed,
+    MaskAdded,
+    MaskInverted,
+    MaskRanked,
+    ScoresMasked,
+    ZerosTimesConstant,
+    emit,
+)
 from attention.review.ops import fills, normalisation, products
 from attention.review.ops.positions import (
     PAIRWISE,
     _shifted,
 )
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
-from attention.review.ops.triangles import (
-    _frees_the_diagonal,
-)
 from attention.review.provenance import (
     Const,
     Mask,
@@ -150,7 +155,6 @@ def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
 
 def invert(ev: Interpreter, mask: Mask, node: ast.AST) -> Mask:
     """``~mask``: the other meaning for a Boolean mask, a finding for any other dtype."""
-    expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
     if mask.by_name and not mask.batch:
         # `~` on a name is itself evidence the value is Boolean (on a float it raises):
         # a parameter's name saying "integer attention_mask" is contradicted here, and with
@@ -158,11 +162,7 @@ def invert(ev: Interpreter, mask: Mask, node: ast.AST) -> Mask:
         flipped = mask.flipped(Origin(node, "inverted with `~`")).but(dtype="bool")
         return flipped.but(meaning=None) if mask.hf else flipped
     if mask.kind == "additive" or mask.dtype in ("int", "float"):
-        fact = (mask.says(), mask.origin)
-        if mask.by_name:
-            ev.hit("AM702", node, expects, [fact])
-        else:
-            ev.hit("AM701", node, expects, [fact])
+        emit(ev, MaskInverted(mask, node))
         return mask.flipped(Origin(node, "inverted")).but(dtype=mask.dtype)
     return mask.flipped(Origin(node, "inverted with `~`"))
 
@@ -438,16 +438,7 @@ def add(
     """``x + y``: a mask added to scores, or two additive masks summed."""
     if isinstance(left, Mask) and isinstance(right, Mask):
         if left.kind == right.kind == "additive":
-            if left.finfo_terms and right.finfo_terms and not _frees_the_diagonal(left, right):
-                ev.hit(
-                    "AM204",
-                    node,
-                    "each term may be torch.finfo(dtype).min; their sum overflows to -inf",
-                    [
-                        ("a torch.finfo(...).min penalty", left.origin),
-                        ("a torch.finfo(...).min penalty", right.origin),
-                    ],
-                )
+            emit(ev, AdditiveMasksSummed(left, right, node))
             return left.but(finfo_terms=left.finfo_terms + right.finfo_terms)
         return None
     for this, other, other_node in ((left, right, right_node), (right, left, left_node)):

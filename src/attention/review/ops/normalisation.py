@@ -6,7 +6,7 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
-from attention.review.events import ScoresNormalised, SoftmaxAlong, emit
+from attention.review.events import ScoresNormalised, ScoresSoftcapped, SoftmaxAlong, emit, emitted
 from attention.review.ops import fills
 from attention.review.ops.positions import (
     PAIRWISE,
@@ -28,7 +28,6 @@ from attention.review.sinks import (
 )
 from attention.review.syntax import (
     Arg,
-    _inside,
     _short,
     int_literal,
     last_name,
@@ -221,33 +220,16 @@ def enclosing_text(ev: Interpreter) -> str:
 
 
 def softcap(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:
-    """AM403: tanh of scores that carry a mask's penalty: -inf becomes a finite -1.
+    """Tanh of scores that carry a mask's penalty: -inf becomes a finite -1.
 
-    Reported only if a softmax reads what follows; the squashed scores carry no penalty.
+    What the rules find waits for a softmax to read what follows; the squashed scores carry no
+    penalty.
     """
     if scores.penalised is None:
         return scores
-    expects = (
-        "tanh maps the penalty (-inf, or any large negative) to -1, so after the softcap a "
-        "masked key scores -cap, a finite score, and keeps a weight"
-    )
-    site: ast.AST = node
-    for function, call in reversed(ev.helper_calls):
-        # a helper that caps what it is handed is right for raw scores: the finding goes
-        # to the call that hands it penalised ones
-        if _inside(scores.penalised.node, function):
-            break
-        site = call
-    if site is not node:
-        line = node.lineno  # type: ignore[attr-defined]
-        name = next(f.name for f, call in ev.helper_calls if call is site)
-        expects += f", in `{name}` (line {line}: `{_short(ev.code(node))}`)"
-    found = ev.hit(
-        "AM403", site, expects, [("scores carrying the mask's penalty", scores.penalised)]
-    )
-    ev.hits.remove(found)
+    found = emitted(ev, ScoresSoftcapped(scores, node))
     return dataclasses.replace(
-        scores, pending=(*scores.pending, found), fixable=None, penalised=None
+        scores, pending=(*scores.pending, *found), fixable=None, penalised=None
     )
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from attention.review import events
 from attention.review.events import on
+from attention.review.ops.triangles import _frees_the_diagonal
 from attention.review.provenance import (
     Const,
     Mask,
@@ -261,3 +262,19 @@ def _constant_cast(ev: Interpreter, event: events.ConstantCast) -> None:
 @on(events.ZerosTimesConstant)
 def _zeros_times_constant(ev: Interpreter, event: events.ZerosTimesConstant) -> None:
     infinite_product(ev, event.const, event.node, event.fact)
+
+
+@on(events.AdditiveMasksSummed)
+def _additive_masks_summed(ev: Interpreter, event: events.AdditiveMasksSummed) -> None:
+    """AM204: two penalties of torch.finfo(dtype).min summed where both may forbid."""
+    left, right = event.left, event.right
+    if left.finfo_terms and right.finfo_terms and not _frees_the_diagonal(left, right):
+        ev.hit(
+            "AM204",
+            event.node,
+            "each term may be torch.finfo(dtype).min; their sum overflows to -inf",
+            [
+                ("a torch.finfo(...).min penalty", left.origin),
+                ("a torch.finfo(...).min penalty", right.origin),
+            ],
+        )

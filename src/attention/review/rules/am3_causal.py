@@ -15,6 +15,7 @@ from attention.review.events import on
 from attention.review.ops import triangles
 from attention.review.provenance import (
     CAUSAL,
+    KeyCat,
     Mask,
     Triangle,
 )
@@ -30,6 +31,7 @@ from attention.review.syntax import (
 from attention.review.values import (
     AnyValue,
     Dim,
+    Tensor,
 )
 
 if TYPE_CHECKING:
@@ -309,3 +311,47 @@ def _triangle_cut(ev: Interpreter, event: events.TriangleCut) -> None:
 @on(events.ModuleCalled)
 def _module_called(ev: Interpreter, event: events.ModuleCalled) -> None:
     causal_hint_check(ev, event.row, event.node, event.values, event.api)
+
+
+@on(events.CausalFlag)
+def _causal_flag(ev: Interpreter, event: events.CausalFlag) -> None:
+    """AM301: a causal flag with a mask; AM302 / AM304: its top-left triangle where S > L."""
+    api, causal_arg, query, key = event.api, event.flag, event.query, event.key
+    if event.masked:
+        ev.hit(
+            "AM301",
+            causal_arg,
+            f"{api} refuses or ignores attn_mask with is_causal=True, depending on the "
+            "release and backend: pass one of them (fold the causal mask into attn_mask)",
+        )
+    lengths = [
+        value.sizes[-2].value
+        if isinstance(value, Tensor) and value.sizes and len(value.sizes) >= 2
+        else None
+        for value in (query, key)
+    ]
+    shorter = None not in lengths and lengths[0] < lengths[1]  # type: ignore[operator]
+    if isinstance(key, KeyCat) and not isinstance(query, KeyCat) and not key.maybe:
+        ev.hit(
+            "AM302",
+            causal_arg,
+            "is_causal=True aligns the triangle to the top left: with fewer queries than "
+            "keys (L < S, a decode step) query i sees keys 0..i only",
+            [("keys with a cache prepended: S > L", key.origin)],
+        )
+    elif shorter and isinstance(key, Tensor):
+        ev.hit(
+            "AM302",
+            causal_arg,
+            f"is_causal=True aligns the triangle to the top left: with {lengths[0]} "
+            f"queries and {lengths[1]} keys, query i sees keys 0..i only",
+            [(f"{lengths[1]} keys", key.origin)],
+        )
+    elif isinstance(key, KeyCat) and not isinstance(query, KeyCat):
+        ev.hit(
+            "AM304",
+            causal_arg,
+            "is_causal=True aligns the triangle to the top left: on the path where the "
+            "keys hold a cache (L < S) query i sees keys 0..i only",
+            [("keys with a cache prepended on some path", key.origin)],
+        )

@@ -23,6 +23,8 @@ from attention.review.rules import (
 )
 from attention.review.syntax import (
     Arg,
+    _inside,
+    _short,
 )
 from attention.review.values import (
     Tensor,
@@ -224,3 +226,28 @@ def _scores_normalised(ev: Interpreter, event: events.ScoresNormalised) -> None:
     axis_check(
         ev, event.scores, event.axis, event.node, implicit=event.implicit, softmax=event.softmax
     )
+
+
+@on(events.ScoresSoftcapped)
+def _scores_softcapped(ev: Interpreter, event: events.ScoresSoftcapped) -> None:
+    """AM403: the penalty goes into the scores before the softcap that squashes it."""
+    penalised = event.scores.penalised
+    if penalised is None:
+        return
+    node = event.node
+    expects = (
+        "tanh maps the penalty (-inf, or any large negative) to -1, so after the softcap a "
+        "masked key scores -cap, a finite score, and keeps a weight"
+    )
+    site: ast.AST = node
+    for function, call in reversed(ev.helper_calls):
+        # a helper that caps what it is handed is right for raw scores: the finding goes
+        # to the call that hands it penalised ones
+        if _inside(penalised.node, function):
+            break
+        site = call
+    if site is not node:
+        line = node.lineno  # type: ignore[attr-defined]
+        name = next(f.name for f, call in ev.helper_calls if call is site)
+        expects += f", in `{name}` (line {line}: `{_short(ev.code(node))}`)"
+    ev.hit("AM403", site, expects, [("scores carrying the mask's penalty", penalised)])

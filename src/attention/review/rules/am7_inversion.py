@@ -2,6 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+from attention.review import events
+from attention.review.events import on
+
+if TYPE_CHECKING:
+    from attention.review.interpreter import Interpreter
+
 from attention.review.rules._examples import _MHA_CLASS
 from attention.review.rules._rule import Rule
 
@@ -39,3 +47,11 @@ RULES: tuple[Rule, ...] = (
         "        return out\n",
     ),
 )
+
+
+@on(events.MaskInverted)
+def _mask_inverted(ev: Interpreter, event: events.MaskInverted) -> None:
+    """AM701 / AM702: ``~`` of a mask that is not Boolean (by its name: a tokenizer's)."""
+    mask = event.mask
+    expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
+    ev.hit("AM702" if mask.by_name else "AM701", event.node, expects, [(mask.says(), mask.origin)])

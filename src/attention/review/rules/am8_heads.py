@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from attention.review import events, head_counts, heads
 from attention.review.events import on
 from attention.review.provenance import (
+    Embedded,
     Mask,
     Origin,
     Scores,
@@ -206,3 +207,34 @@ def _scores_masked(ev: Interpreter, event: events.ScoresMasked) -> None:
 @on(events.HeadsSplit)
 def _heads_split(ev: Interpreter, event: events.HeadsSplit) -> None:
     head_split_check(ev, event.linear, event.node, event.args, event.values)
+
+
+@on(events.ModuleInput)
+def _module_input(ev: Interpreter, event: events.ModuleInput) -> None:
+    """AM801: a module built batch first (or not) given its input the other way."""
+    module, api, query, first = event.module, event.api, event.query, event.first
+    if isinstance(first, Embedded) and not module.batch_first:
+        ev.hit(
+            "AM801",
+            query,
+            f"{api} was built without batch_first=True (line of construction below), "
+            "so it reads its input as [T, B, E]",
+            [
+                ("batch first, [B, T, E]", first.origin),
+                (f"{api} with batch_first=False", module.origin),
+            ],
+        )
+    elif (
+        module.batch_first
+        and isinstance(query, ast.Call)
+        and isinstance(query.func, ast.Attribute)
+        and query.func.attr == "transpose"
+        and [int_literal(a.value) for a in ev.args(query)] in ([0, 1], [1, 0])
+    ):
+        ev.hit(
+            "AM801",
+            query,
+            f"{api} was built with batch_first=True and reads [B, T, E]; the input was "
+            "transposed to [T, B, E]",
+            [(f"{api} with batch_first=True", module.origin)],
+        )
