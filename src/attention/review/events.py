@@ -28,10 +28,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AdditiveMasksSummed",
+    "BooleanTensorFilled",
     "CausalFlag",
     "ConstantCast",
+    "ConstantTaken",
     "Event",
     "HeadsSplit",
+    "IntegersInverted",
     "MaskAdded",
     "MaskAtApi",
     "MaskInverted",
@@ -39,12 +42,14 @@ __all__ = [
     "ModuleCalled",
     "ModuleInput",
     "PenaltyWhereTrue",
+    "ScoresFilled",
     "ScoresMasked",
     "ScoresNormalised",
     "ScoresScaled",
     "ScoresSoftcapped",
     "SoftmaxAlong",
     "TriangleCut",
+    "ZeroPicked",
     "ZerosTimesConstant",
     "emit",
     "emitted",
@@ -199,6 +204,49 @@ class MaskInverted(Event):
     """``~mask`` (or ``mask.logical_not()``) of a mask that is known to be one."""
 
     mask: Mask
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class BooleanTensorFilled(Event):
+    """``masked_fill`` of a Boolean tensor (not one known by its name) with a number."""
+
+    mask: Mask
+    fill: Arg
+
+
+@dataclass(frozen=True)
+class ScoresFilled(Event):
+    """Scores filled where a mask says with a constant that is no penalty."""
+
+    scores: Scores
+    fill: Const
+    node: Arg
+
+
+@dataclass(frozen=True)
+class ZeroPicked(Event):
+    """``torch.where(m == 0, m * penalty, s)``: a product that is 0 exactly where it is put."""
+
+    product: ast.BinOp
+    name: str
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class ConstantTaken(Event):
+    """A constant beyond float16's range given the dtype of a tensor by ``by``."""
+
+    const: Const
+    node: ast.AST
+    by: Literal["torch.where", "an index assignment"]
+
+
+@dataclass(frozen=True)
+class IntegersInverted(Event):
+    """``~x`` of an integer tensor that is not known as a mask."""
+
+    tensor: Tensor
     node: ast.AST
 
 

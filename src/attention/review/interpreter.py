@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Final
 
 from attention.review import api_calls, apis, extended_masks, head_counts, ops, rules
+from attention.review.events import IntegersInverted, emit
 from attention.review.ops import (
     arithmetic,
     calls,
@@ -1029,12 +1030,7 @@ class Interpreter:
         if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
             return arithmetic.invert(self, value, node)
         if isinstance(node.op, ast.Invert) and isinstance(value, Tensor) and value.dtype == "int":
-            self.hit(
-                "AM701",
-                node,
-                "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1",
-                [("an integer tensor", value.origin)],
-            )
+            emit(self, IntegersInverted(value, node))
             return Mask("mask", Origin(node, "inverted integers"), "int")
         if isinstance(node.op, ast.Invert) and value is None:
             # `~x` runs on Boolean and integer tensors only (a float raises): times a Python

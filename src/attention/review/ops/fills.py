@@ -15,12 +15,17 @@ from typing import TYPE_CHECKING
 
 from attention.review import ops
 from attention.review.events import (
+    BooleanTensorFilled,
     ConstantCast,
+    ConstantTaken,
     MaskAtApi,
     PenaltyWhereTrue,
+    ScoresFilled,
     ScoresMasked,
+    ZeroPicked,
     ZerosTimesConstant,
     emit,
+    emitted,
 )
 from attention.review.ops import (
     dtypes,
@@ -318,14 +323,7 @@ def masked_fill(
         and isinstance(fill, Const)
         and len(args) >= 2
     ):
-        ev.hit(
-            "AM206",
-            args[1],
-            "masked_fill keeps the tensor's dtype: into a Boolean tensor any nonzero fill "
-            "(-inf, -1e9) is stored as True and 0.0 as False, so the result is still a 0/1 "
-            "mask, not an additive one",
-            [(target.says(), target.origin)],
-        )
+        emit(ev, BooleanTensorFilled(target, args[1]))
         return target
     if (
         isinstance(target, Scores)
@@ -404,14 +402,8 @@ def masked_fill(
                 empty_row=row,
                 row_value=fill.value if row is not None else None,
             )
-    elif isinstance(target, Scores) and fill.value >= NOT_ZEROING and not target.penalised:
-        # (scores that carry a penalty are masked: a 0 into them resets rows)
-        ev.hit(
-            "AM203",
-            fill_arg,
-            "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
-            "leaves the masked keys a weight comparable to the others",
-        )
+    elif isinstance(target, Scores):
+        emit(ev, ScoresFilled(target, fill, fill_arg))
     if isinstance(target, Scores):
         # a fill of scores is about attention only if a softmax reads them
         found = tuple(ev.hits[before:])
@@ -489,17 +481,10 @@ def zero_fill(ev: Interpreter, node: ast.Call, args: list[Arg]) -> Scores | None
             break
     else:
         return None
-    found = ev.hit(
-        "AM203",
-        product,
-        f"`{ev.code(product)}` is 0 wherever `{name}` is 0, and torch.where puts it "
-        f"exactly there: the masked scores become 0, not a penalty, and keep a weight",
-        [(f"what torch.where picks where `{name}` is 0", Origin(node, ""))],
-    )
-    ev.hits.remove(found)
+    found = emitted(ev, ZeroPicked(product, name, node))
     other = ev.ev(args[3 - branch].value)
     scores = other if isinstance(other, Scores) else Scores(Origin(node, ""), scaled=True)
-    return dataclasses.replace(scores, masked=True, pending=(*scores.pending, found), fixable=None)
+    return dataclasses.replace(scores, masked=True, pending=(*scores.pending, *found), fixable=None)
 
 
 def reassigned_between(ev: Interpreter, name: str, first: ast.AST, last: ast.AST) -> bool:
@@ -563,13 +548,7 @@ def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) 
             and not both
             and not (isinstance(other, (Tensor, Mask)) and other.wide)
         ):
-            ev.hit(
-                "AM202",
-                arg.value,
-                "torch.where gives a Python number the other tensor's dtype: float16's "
-                "largest magnitude is 65504, so this value becomes -inf there",
-                overflows=value,
-            )
+            emit(ev, ConstantTaken(value, arg.value, "torch.where"))
     found = tuple(ev.hits[before:])
     if found and not (
         isinstance(condition, Mask) or any(isinstance(v, (Scores, Mask)) for v in branches)
@@ -754,13 +733,7 @@ def index_fill(
         # scores[~mask] = 0: the masked scores become 0, not -inf
         ev.bind(target.value, am2_fills.weak_fill(ev, filled, value_node))
     if boolean and _overflows_float16(value):
-        ev.hit(
-            "AM202",
-            value_node,
-            "an index assignment converts the value to the tensor's dtype: float16's largest "
-            "magnitude is 65504, so this value becomes -inf there",
-            overflows=value,
-        )
+        emit(ev, ConstantTaken(value, value_node, "an index assignment"))
 
 
 def index_penalised(ev: Interpreter, scores: Scores, target: ast.Subscript, value: Const) -> Scores:

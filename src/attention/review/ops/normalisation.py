@@ -8,27 +8,19 @@ from typing import TYPE_CHECKING
 
 from attention.review.events import ScoresNormalised, ScoresSoftcapped, SoftmaxAlong, emit, emitted
 from attention.review.ops import fills
-from attention.review.ops.positions import (
-    PAIRWISE,
-)
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation, shorts
 from attention.review.provenance import (
     Origin,
     Scores,
     Weights,
 )
-from attention.review.rules import (
-    am5_scale,
-)
 from attention.review.sinks import (
     NO_DIM,
-    SCALE_WORDS,
     SOFTMAX,
     TANH,
 )
 from attention.review.syntax import (
     Arg,
-    _short,
     int_literal,
     last_name,
 )
@@ -117,47 +109,8 @@ def softmax(
         implicit = axis is None
         axis = None if axis == NO_DIM else axis
     emit(ev, ScoresNormalised(subject, axis, at, implicit=implicit, softmax=node))
-    if (
-        not subject.scaled
-        # a learned position bias (T5's) is trained with unscaled scores, by design
-        and not subject.biased
-        # without heads, unscaled dot-product scores are a design (Luong's attention);
-        # scores [B, H, L, S] have heads
-        and (am5_scale.multi_head(ev) or subject.ndim == 4)
-        and not am5_scale.names_a_scale(ev)
-        and not any(word in enclosing_text(ev).lower() for word in SCALE_WORDS)
-    ):
-        ev.hit(
-            "AM501",
-            node,
-            "scores are divided by √(head size) before the softmax (SDPA's default scale)",
-            [("unscaled scores q @ kᵀ", subject.origin)],
-        )
-    nan_at = None
-    if subject.empty_row is not None and subject.empty_row.reason == PAIRWISE:
-        nan_at = Origin(node, "softmax")
-        # reported where the mask is built (what needs changing), unless a guard flushes
-        # the NaN weights
-        at = subject.empty_row.node
-        ev.pending[id(node)] = Hit(
-            "AM602",
-            at,
-            ev.code(at),
-            f"a padded query's row is all -inf, and the softmax of it (line "
-            f"{node.lineno}: `{_short(ev.code(node))}`) is 0/0, NaN",
-            (("padding on both the query and the key axis", subject.empty_row),),
-        )
-    elif subject.empty_row is not None:
-        nan_at = Origin(node, "softmax")
-        # reported unless a guard flushes the NaN weights (Weights.nan_at)
-        ev.pending[id(node)] = Hit(
-            "AM603",
-            node,
-            ev.code(node),
-            "a softmax of a row that is all -inf is 0/0, NaN: that query's output is NaN "
-            "(and so is every gradient that reads it)",
-            (("a softmax of scores whose mask leaves a query row no key", subject.empty_row),),
-        )
+    # a row with no key gives NaN weights, until a guard flushes them (Weights.nan_at)
+    nan_at = Origin(node, "softmax") if subject.empty_row is not None else None
     return Weights(
         Origin(node, "softmax"),
         unmasked=not subject.masked,
@@ -206,17 +159,6 @@ def renormalised_over_keys(ev: Interpreter, at: ast.AST | Arg) -> bool:
     return bool(names) and any(
         _over_its_key_sum(division, names) for division in ast.walk(function)
     )
-
-
-def enclosing_text(ev: Interpreter) -> str:
-    """The source of the innermost class, else function, else module being read."""
-    if not ev.classes and not ev.functions:
-        return ev.source.text
-    node: ast.AST = ev.classes[-1] if ev.classes else ev.functions[-1]
-    key = id(node)
-    if key not in ev.texts:
-        ev.texts[key] = ev.code(node)
-    return ev.texts[key]
 
 
 def softcap(ev: Interpreter, scores: Scores, node: ast.AST) -> Scores:

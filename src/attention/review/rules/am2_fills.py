@@ -24,6 +24,7 @@ from attention.review.provenance import (
 from attention.review.rules import (
     am1_polarity,
 )
+from attention.review.sinks import NOT_ZEROING
 from attention.review.syntax import (
     Arg,
 )
@@ -278,3 +279,58 @@ def _additive_masks_summed(ev: Interpreter, event: events.AdditiveMasksSummed) -
                 ("a torch.finfo(...).min penalty", right.origin),
             ],
         )
+
+
+@on(events.BooleanTensorFilled)
+def _boolean_tensor_filled(ev: Interpreter, event: events.BooleanTensorFilled) -> None:
+    """AM206: a number filled into a Boolean tensor is stored as True or False."""
+    ev.hit(
+        "AM206",
+        event.fill,
+        "masked_fill keeps the tensor's dtype: into a Boolean tensor any nonzero fill "
+        "(-inf, -1e9) is stored as True and 0.0 as False, so the result is still a 0/1 "
+        "mask, not an additive one",
+        [(event.mask.says(), event.mask.origin)],
+    )
+
+
+@on(events.ScoresFilled)
+def _scores_filled(ev: Interpreter, event: events.ScoresFilled) -> None:
+    """AM203: a fill that leaves the masked keys a weight."""
+    # (scores that carry a penalty are masked: a 0 into them resets rows)
+    if event.fill.value >= NOT_ZEROING and not event.scores.penalised:
+        ev.hit(
+            "AM203",
+            event.node,
+            "a masked score must become -inf (or finfo.min) so its weight is 0; this fill "
+            "leaves the masked keys a weight comparable to the others",
+        )
+
+
+@on(events.ZeroPicked)
+def _zero_picked(ev: Interpreter, event: events.ZeroPicked) -> None:
+    """AM203: torch.where puts a penalty times the mask exactly where the mask is 0."""
+    product, name = event.product, event.name
+    ev.hit(
+        "AM203",
+        product,
+        f"`{ev.code(product)}` is 0 wherever `{name}` is 0, and torch.where puts it "
+        f"exactly there: the masked scores become 0, not a penalty, and keep a weight",
+        [(f"what torch.where picks where `{name}` is 0", Origin(event.node, ""))],
+    )
+
+
+@on(events.ConstantTaken)
+def _constant_taken(ev: Interpreter, event: events.ConstantTaken) -> None:
+    """AM202: a constant float16 cannot hold, given a float16 tensor's dtype."""
+    if event.by == "torch.where":
+        expects = (
+            "torch.where gives a Python number the other tensor's dtype: float16's "
+            "largest magnitude is 65504, so this value becomes -inf there"
+        )
+    else:
+        expects = (
+            "an index assignment converts the value to the tensor's dtype: float16's largest "
+            "magnitude is 65504, so this value becomes -inf there"
+        )
+    ev.hit("AM202", event.node, expects, overflows=event.const)

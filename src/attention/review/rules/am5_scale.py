@@ -222,3 +222,37 @@ def _scaled_twice(ev: Interpreter, event: events.ScoresScaled) -> None:
         "tempered by d instead of √d",
         [("a second √d: the first divided the scores", earlier.origin)],
     )
+
+
+def enclosing_text(ev: Interpreter) -> str:
+    """The source of the innermost class, else function, else module being read."""
+    if not ev.classes and not ev.functions:
+        return ev.source.text
+    node: ast.AST = ev.classes[-1] if ev.classes else ev.functions[-1]
+    key = id(node)
+    if key not in ev.texts:
+        ev.texts[key] = ev.code(node)
+    return ev.texts[key]
+
+
+@on(events.ScoresNormalised)
+def _unscaled(ev: Interpreter, event: events.ScoresNormalised) -> None:
+    """AM501: scores a softmax reads with no scale, in code that names heads."""
+    subject = event.scores
+    if (
+        event.softmax is not None
+        and not subject.scaled
+        # a learned position bias (T5's) is trained with unscaled scores, by design
+        and not subject.biased
+        # without heads, unscaled dot-product scores are a design (Luong's attention);
+        # scores [B, H, L, S] have heads
+        and (multi_head(ev) or subject.ndim == 4)
+        and not names_a_scale(ev)
+        and not any(word in enclosing_text(ev).lower() for word in SCALE_WORDS)
+    ):
+        ev.hit(
+            "AM501",
+            event.softmax,
+            "scores are divided by √(head size) before the softmax (SDPA's default scale)",
+            [("unscaled scores q @ kᵀ", subject.origin)],
+        )

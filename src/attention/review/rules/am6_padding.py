@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from attention.review import events
 from attention.review.events import on
+from attention.review.ops.positions import PAIRWISE
 from attention.review.provenance import (
     Mask,
     Weights,
@@ -21,7 +22,9 @@ from attention.review.syntax import (
     Arg,
     _pair_side,
     _pair_sides,
+    _short,
 )
+from attention.review.values import Hit
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
@@ -164,3 +167,32 @@ def layout_check(
 @on(events.MaskRanked)
 def _mask_ranked(ev: Interpreter, event: events.MaskRanked) -> None:
     layout_check(ev, event.mask, event.node, event.api, finite=event.finite, scores=event.scores)
+
+
+@on(events.ScoresNormalised)
+def _row_with_no_key(ev: Interpreter, event: events.ScoresNormalised) -> None:
+    """AM602 / AM603: a softmax of a row that is all -inf, reported unless a guard follows."""
+    subject, node = event.scores, event.softmax
+    if subject.empty_row is None or node is None:
+        return
+    if subject.empty_row.reason == PAIRWISE:
+        # reported where the mask is built (what needs changing), unless a guard flushes
+        # the NaN weights
+        at = subject.empty_row.node
+        ev.pending[id(node)] = Hit(
+            "AM602",
+            at,
+            ev.code(at),
+            f"a padded query's row is all -inf, and the softmax of it (line "
+            f"{node.lineno}: `{_short(ev.code(node))}`) is 0/0, NaN",  # type: ignore[attr-defined]
+            (("padding on both the query and the key axis", subject.empty_row),),
+        )
+    else:
+        ev.pending[id(node)] = Hit(
+            "AM603",
+            node,
+            ev.code(node),
+            "a softmax of a row that is all -inf is 0/0, NaN: that query's output is NaN "
+            "(and so is every gradient that reads it)",
+            (("a softmax of scores whose mask leaves a query row no key", subject.empty_row),),
+        )

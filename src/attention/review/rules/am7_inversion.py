@@ -55,3 +55,10 @@ def _mask_inverted(ev: Interpreter, event: events.MaskInverted) -> None:
     mask = event.mask
     expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
     ev.hit("AM702" if mask.by_name else "AM701", event.node, expects, [(mask.says(), mask.origin)])
+
+
+@on(events.IntegersInverted)
+def _integers_inverted(ev: Interpreter, event: events.IntegersInverted) -> None:
+    """AM701: ``~`` of an integer tensor."""
+    expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
+    ev.hit("AM701", event.node, expects, [("an integer tensor", event.tensor.origin)])
