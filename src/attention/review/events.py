@@ -33,6 +33,7 @@ __all__ = [
     "ConstantCast",
     "ConstantTaken",
     "Event",
+    "FillOverflows",
     "HeadsSplit",
     "IntegersInverted",
     "MaskAdded",
@@ -240,6 +241,22 @@ class ConstantTaken(Event):
     const: Const
     node: ast.AST
     by: Literal["torch.where", "an index assignment"]
+
+
+@dataclass(frozen=True)
+class FillOverflows(Event):
+    """``masked_fill`` of a constant float16 cannot hold, into a tensor not float32 for certain.
+
+    ``attention``: the code or its names show the fill is about attention; ``rewrite``: the
+    fill as ``torch.finfo(x.dtype).min``, where that rewrite is safe.
+    """
+
+    target: AnyValue | None
+    fill: Const
+    node: Arg
+    call: ast.Call
+    attention: bool
+    rewrite: str | None
 
 
 @dataclass(frozen=True)

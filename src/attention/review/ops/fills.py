@@ -18,6 +18,7 @@ from attention.review.events import (
     BooleanTensorFilled,
     ConstantCast,
     ConstantTaken,
+    FillOverflows,
     MaskAtApi,
     PenaltyWhereTrue,
     ScoresFilled,
@@ -63,7 +64,6 @@ from attention.review.values import (
     AnyValue,
     Attended,
     Dim,
-    Hit,
     Param,
     Tensor,
     _masked,
@@ -312,7 +312,6 @@ def masked_fill(
         mask = mask.ranked(target.ndim, target.origin)
         emit(ev, ScoresMasked(target, mask))
     fill = values[1] if len(values) >= 2 else None
-    fixable: Hit | None = None
     if isinstance(mask, Tensor | Param) or (mask is None and args):
         refine_boolean(ev, args[0].value)
     if (
@@ -364,21 +363,11 @@ def masked_fill(
             _overflows_float16(fill)
             and not _float32(func)
             and not (isinstance(target, (Tensor, Scores)) and target.wide)
-            and attention_context(ev, target, mask, node)
         ):
+            # a fill float16 cannot hold, into a tensor not float32 for certain
+            attention = attention_context(ev, target, mask, node)
             rewrite = finfo_fix(ev, node, func)
-            fixable = ev.hit(
-                "AM202",
-                fill_arg,
-                "masked_fill converts the fill to the tensor's dtype: float16's largest "
-                "magnitude is 65504, so this fill raises there (or overflows to -inf)",
-                fix=rewrite if isinstance(target, Scores) else None,
-                overflows=fill,
-            )
-            if rewrite is not None and not isinstance(target, Scores):
-                # safe only if a softmax reads the filled tensor at once (it is floating
-                # then, and nothing turns a fully masked row's values into another result)
-                ev.fix_candidates[id(node)] = (fixable, rewrite)
+            emit(ev, FillOverflows(target, fill, fill_arg, node, attention, rewrite))
         if isinstance(mask, Mask):
             built = isinstance(target, Tensor) and (target.zero_one or target.holds)
             emit(
@@ -408,7 +397,7 @@ def masked_fill(
         # a fill of scores is about attention only if a softmax reads them
         found = tuple(ev.hits[before:])
         del ev.hits[before:]
-        fix = fixable if fixable in found and fixable.fix is not None else None
+        fix = next((hit for hit in found if hit.code == "AM202" and hit.fix is not None), None)
         if fill.value <= PENALTY or fill.finfo:
             target = _penalise(target, Origin(node, "the scores filled with a penalty"))
         return dataclasses.replace(

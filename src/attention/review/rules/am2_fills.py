@@ -334,3 +334,23 @@ def _constant_taken(ev: Interpreter, event: events.ConstantTaken) -> None:
             "magnitude is 65504, so this value becomes -inf there"
         )
     ev.hit("AM202", event.node, expects, overflows=event.const)
+
+
+@on(events.FillOverflows)
+def _fill_overflows(ev: Interpreter, event: events.FillOverflows) -> None:
+    """AM202: masked_fill with a constant float16 cannot hold, in attention code."""
+    if not event.attention:
+        return
+    scores = isinstance(event.target, Scores)
+    found = ev.hit(
+        "AM202",
+        event.node,
+        "masked_fill converts the fill to the tensor's dtype: float16's largest "
+        "magnitude is 65504, so this fill raises there (or overflows to -inf)",
+        fix=event.rewrite if scores else None,
+        overflows=event.fill,
+    )
+    if event.rewrite is not None and not scores:
+        # safe only if a softmax reads the filled tensor at once (it is floating then, and
+        # nothing turns a fully masked row's values into another result)
+        ev.fix_candidates[id(event.call)] = (found, event.rewrite)
