@@ -8,6 +8,9 @@ PDF, and these tests take a second or two where one exists.
 * The worked numbers: the concept page's (0.25 and 0.75, the weights; 17.5, the output; 10 with
   the second key masked; 15 with both scores zero) and the causal example's (2, 3, 14/3), as the
   doctests print them.  The code is not translated, so both books print the same lines.
+* The same numbers as the site, where the site is built too (``ATTENTION_SITE``, default
+  ``docs/_build/html``): every display formula's and every figure's number of the lesson and the
+  concept pages, and every row id of the mask-semantics tables, so a citation means the same.
 * No ``??``: every reference LaTeX set found its target.
 * No missing glyph: XeLaTeX logs "Missing character" for a character no font of the book draws
   (it then leaves it out); the Chinese book's title is in its text, so its Chinese is not lost.
@@ -25,9 +28,8 @@ from pathlib import Path
 
 import pytest
 
-BOOK = Path(
-    os.environ.get("ATTENTION_BOOK", Path(__file__).resolve().parents[1] / "_build/html/pdf")
-)
+SITE = Path(os.environ.get("ATTENTION_SITE", Path(__file__).resolve().parents[1] / "_build/html"))
+BOOK = Path(os.environ.get("ATTENTION_BOOK", SITE / "pdf"))
 LANGUAGES = ("en", "zh_CN")
 TITLES = {"en": "Attention: get the mask semantics right", "zh_CN": "注意力：先把掩码语义写对"}
 
@@ -53,6 +55,11 @@ OVERFULL_PT = 10.0
 A table cell whose word is a little wider than its column (the benchmark's "causal" in a
 ninth of the width) sticks out by 9 pt; anything wider is a line that runs off the page."""
 
+SITE_EQUATION = re.compile(r'<span class="eqno" lang="[a-zA-Z-]+">\(([\d.]+)\)')
+SITE_FIGURE = re.compile(r'<span class="caption-number">(?:Fig\.|图) ?([\d.]+)')
+SITE_ROW = re.compile(r'<tr class="[^"]*semantics-claim[^"]*" id="([^"]+)"')
+BOOK_EQUATION = re.compile(r"^\((\d+(?:\.\d+)?)\)$", re.MULTILINE)
+BOOK_FIGURE = re.compile(r"^(?:Fig\.|图) ?(\d+(?:\.\d+)?)[:：]?\s", re.MULTILINE)
 MISSING = re.compile(r"Missing character: There is no (.+?) in font")
 OVERFULL = re.compile(r"^Overfull \\hbox \(([\d.]+)pt too wide\) (.*)$", re.MULTILINE)
 
@@ -65,18 +72,29 @@ def _book(language: str) -> Path:
 
 
 @cache
-def _text(language: str) -> str:
-    """The book's text, its lines joined: a code line pdftotext broke reads as one."""
+def _lines(language: str) -> str:
+    """The book's text as pdftotext writes it, line by line."""
     pdf = _book(language)
     if shutil.which("pdftotext") is None:
         pytest.skip("no pdftotext: apt-get install -y poppler-utils")
-    text = subprocess.run(
+    return subprocess.run(
         ["pdftotext", "-enc", "UTF-8", str(pdf), "-"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout
-    return " ".join(text.split())
+
+
+def _text(language: str) -> str:
+    """The book's text, its lines joined: a code line pdftotext broke reads as one."""
+    return " ".join(_lines(language).split())
+
+
+def _site(language: str, pattern: re.Pattern[str], *folders: str) -> set[str]:
+    pages = [page for folder in folders for page in (SITE / language / folder).glob("*.html")]
+    if not pages:
+        pytest.skip(f"no site in {SITE / language}: nox -s docs builds it")
+    return {found for page in pages for found in pattern.findall(page.read_text("utf-8"))}
 
 
 def _log(language: str) -> str:
@@ -96,6 +114,25 @@ def test_the_book_prints_the_worked_examples_numbers(language: str, printed: str
 @pytest.mark.parametrize("printed", CAUSAL_EXAMPLE)
 def test_the_book_prints_the_causal_examples_numbers(language: str, printed: str) -> None:
     assert printed in _text(language), f"{language}: the causal example's {printed!r} is missing"
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_formulas_and_figures_have_the_sites_numbers(language: str) -> None:
+    equations = _site(language, SITE_EQUATION, "lesson", "concepts")
+    figures = _site(language, SITE_FIGURE, "lesson", "concepts")
+    assert {"2.1", "10.5", "1"} <= equations, equations  # (10.5) is on part 10's second page
+    assert {"5.1", "1"} <= figures, figures
+    assert set(BOOK_EQUATION.findall(_lines(language))) == equations
+    assert set(BOOK_FIGURE.findall(_lines(language))) == figures
+
+
+@pytest.mark.parametrize("language", LANGUAGES)
+def test_every_mask_table_row_id_of_the_site_is_in_the_book(language: str) -> None:
+    rows = _site(language, SITE_ROW, "reference")
+    assert len(rows) > 20, rows
+    text = re.sub(r"\s*([._])\s*", r"\1", _text(language))  # an id broken at a dot or underscore
+    missing = sorted(row for row in rows if row not in text)
+    assert not missing, f"{language}: the book lacks the rows {missing}"
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
