@@ -22,6 +22,9 @@ the HTML build; this extension only makes the printed book cite like the site:
   that language (``/_/downloads/<language>/<version>/pdf/``, from
   ``READTHEDOCS_CANONICAL_URL``); elsewhere ``pdf/attention-<language>.pdf`` beside the
   language folders of the site, where ``nox -s pdf`` writes it.
+* The benchmark's tables (:class:`_FitColumns`): LaTeX gives each of their nine columns a ninth
+  of the width, and cut "causal" in the narrow mask column; on paper each column is as wide as
+  its longest word asks.
 * Table rows as targets (:class:`_RowTargets`): a row of the mask-semantics tables is a link
   target on the site (``mask-semantics.html#sdpa.attn_mask.bool``); LaTeX gives a table row no
   label, so the row's first cell carries it, and every link to a row lands on it.
@@ -30,6 +33,7 @@ the HTML build; this extension only makes the printed book cite like the site:
 from __future__ import annotations
 
 import os
+import re
 from typing import Any
 
 from docutils import nodes
@@ -102,9 +106,13 @@ def _configure(app: Sphinx, config: Config) -> None:
         # site's headings, rather than "Chapter 3." in the page footers
         elements["preamble"] = PREAMBLE + ZH_CAPTIONS
     else:
-        # xeCJK sets curly quotes as Chinese punctuation, a full em wide ("key’ s"); in
-        # English text they are the text font's
-        elements["fontpkg"] += '\\xeCJKDeclareCharClass{Default}{"2018, "2019, "201C, "201D}\n'
+        # xeCJK sets curly quotes, dashes, the ellipsis and the middle dot as Chinese
+        # punctuation, with a Chinese punctuation's spacing ("key’ s", "mask —The"); in English
+        # text they are the text font's
+        elements["fontpkg"] += (
+            "\\xeCJKDeclareCharClass{Default}"
+            '{"00B7, "2013, "2014, "2018, "2019, "201C, "201D, "2026}\n'
+        )
     config.latex_elements = {**config.latex_elements, **elements}
 
 
@@ -211,11 +219,46 @@ class BookLink(SphinxRole):
         return [link], []
 
 
+# a line breaks at a space or between two Chinese characters, each as wide as two letters
+_CJK = "\u2e80-\u9fff\uff00-\uffef"
+_CJK_CHARACTER = re.compile(f"[{_CJK}]")
+_WORD = re.compile(f"[{_CJK}]|[^\\s{_CJK}]+")
+
+
+def _width(word: str) -> int:
+    """A word's width in letters: a Chinese character (or full-width sign) is two."""
+    return 2 if _CJK_CHARACTER.fullmatch(word) else len(word)
+
+
+class _FitColumns(SphinxPostTransform):
+    """The benchmark's tables: each column's width in proportion to its longest word."""
+
+    default_priority = 900
+    builders = ("latex",)
+
+    def run(self, **kwargs: Any) -> None:
+        """Give the columns widths (Sphinx's ``colwidths-given``: LaTeX ``p`` columns)."""
+        for table in self.document.findall(nodes.table):
+            if "benchmark-table" not in table["classes"]:
+                continue
+            group = next(iter(table.findall(nodes.tgroup)))
+            columns = list(group.findall(nodes.colspec))
+            longest = [3] * len(columns)
+            for row in group.findall(nodes.row):
+                for column, entry in enumerate(row.findall(nodes.entry)):
+                    widths = [_width(word) for word in _WORD.findall(entry.astext())]
+                    longest[column] = max(longest[column], *widths)
+            for colspec, width in zip(columns, longest, strict=True):
+                colspec["colwidth"] = width + 2  # and the space between two columns
+            table["classes"].append("colwidths-given")
+
+
 def setup(app: Sphinx) -> ExtensionMetadata:
     """Register the language settings and the numbering."""
     app.connect("config-inited", _configure, priority=450)  # after site_support's 400
     app.connect("builder-inited", _book_only)
     app.connect("doctree-resolved", _number_like_the_site)
     app.add_post_transform(_RowTargets)
+    app.add_post_transform(_FitColumns)
     app.add_role("book-pdf", BookLink())
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}

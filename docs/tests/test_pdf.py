@@ -52,8 +52,9 @@ CAUSAL_EXAMPLE = (
 OVERFULL_PT = 10.0
 """The most a line or a table may stick out past the text's edge, in points (1 pt ≈ 0.35 mm).
 
-A table cell whose word is a little wider than its column (the benchmark's "causal" in a
-ninth of the width) sticks out by 9 pt; anything wider is a line that runs off the page."""
+A word a little wider than its table column (``forbidden`` in the Chinese book's table of
+mask converters, where Chinese text takes the width) sticks out by 9 pt into the space between
+two columns; anything wider is a line that runs off the page."""
 
 SITE_EQUATION = re.compile(r'<span class="eqno" lang="[a-zA-Z-]+">\(([\d.]+)\)')
 SITE_FIGURE = re.compile(r'<span class="caption-number">(?:Fig\.|图) ?([\d.]+)')
