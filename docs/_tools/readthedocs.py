@@ -103,7 +103,7 @@ def main() -> int:
         tests = Path(__file__).resolve().parents[1] / "tests" / "test_pdf.py"
         command = [sys.executable, "-m", "pytest", "-q", f"--confcutdir={tests.parent}", str(tests)]
         print(f"readthedocs: $ {' '.join(command)}", flush=True)
-        books = dict(env, ATTENTION_BOOK=str(out / "pdf"))
+        books = dict(env, ATTENTION_BOOK=str(out / "pdf"), ATTENTION_SITE=str(out / "html"))
         if subprocess.run(command, cwd=checkout, env=books).returncode:
             return 1
     return 0
