@@ -3,9 +3,10 @@
 The LaTeX builder reads the same pages, the same catalogues and the same executed code cells as
 the HTML build; this extension only makes the printed book cite like the site:
 
-* ``config-inited``: the book's file, title and fonts follow ``language`` (``-D language=zh_CN``
-  is applied after conf.py runs).  The Chinese book sets its CJK text in Noto Serif CJK SC (and
-  Noto Sans CJK SC, Noto Sans Mono CJK SC), from Debian's ``fonts-noto-cjk``, with xeCJK.
+* ``config-inited``: the book's file and title follow ``language`` (``-D language=zh_CN`` is
+  applied after conf.py runs).  Text is set in FreeFont (Sphinx's default for XeLaTeX), code in
+  DejaVu Sans Mono, and Chinese, in either book, in Noto Serif CJK SC (and Noto Sans CJK SC,
+  Noto Sans Mono CJK SC) from Debian's ``fonts-noto-cjk``, with xeCJK.
 * ``builder-inited``: the book's root, ``docs/book.md``, is the LaTeX builder's alone (conf.py
   leaves it out, so the site has no page for it), and its figures and formulas are numbered by
   chapter.
