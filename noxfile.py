@@ -735,6 +735,78 @@ def browser(session: nox.Session) -> None:
     )
 
 
+BOOK = SITE / "pdf"
+"""Where ``nox -s pdf`` puts the book of each language, next to the site's languages."""
+TEX_PACKAGES = (
+    "texlive-xetex texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended "
+    "texlive-lang-chinese latexmk fonts-freefont-otf fonts-dejavu-core fonts-noto-cjk "
+    "poppler-utils"
+)
+"""Debian's packages for the book: XeLaTeX and the LaTeX packages Sphinx's LaTeX needs (hyperref
+also needs texlive-fonts-recommended's Zapf Dingbats), xeCJK, the fonts (FreeFont for the text,
+DejaVu Sans Mono for code, Noto CJK for Chinese) and pdftotext."""
+
+
+def _tex(session: nox.Session) -> None:
+    """Fail, naming the Debian packages, where XeLaTeX, a font or pdftotext is missing."""
+    missing = [tool for tool in ("xelatex", "latexmk", "pdftotext") if not shutil.which(tool)]
+    fonts = shutil.which("fc-list")
+    for family in ("FreeSerif", "DejaVu Sans Mono", "Noto Serif CJK SC", "Noto Sans Mono CJK SC"):
+        found = session.run(fonts, family, "family", silent=True, external=True) if fonts else ""
+        if not str(found or "").strip():
+            missing.append(f"the font {family}")
+    if missing:
+        session.error(
+            f"the PDF needs {', '.join(missing)}: "
+            f"apt-get install -y --no-install-recommends {TEX_PACKAGES}"
+        )
+
+
+@nox.session(venv_backend=SHARED, default=False)
+def pdf(session: nox.Session) -> None:
+    """The book (the lesson, the concept pages, the reference) as a PDF in English and Chinese.
+
+    Sphinx's LaTeX builder and XeLaTeX, from the same pages, catalogues and cached code cells as
+    the site (docs/_ext/book.py); Debian's packages only, nothing downloaded (TEX_PACKAGES).
+    Writes docs/_build/html/pdf/attention-<language>.pdf, with LaTeX's log beside it, where
+    the site's front page links it, then checks each book's text and log
+    (docs/tests/test_pdf.py).  Not part of the default run.
+    """
+    _tex(session)
+    _install(session, "docs,test")
+    BOOK.mkdir(parents=True, exist_ok=True)
+    for language in LANGUAGES:
+        latex = DOCS_BUILD / "latex" / language
+        # latexmk keeps a failed run's state and would not try again on the same .tex
+        shutil.rmtree(latex, ignore_errors=True)
+        _sphinx(
+            session,
+            "latex",
+            latex,
+            DOCS_BUILD / "doctrees" / f"latex-{language}",
+            *("-D", f"language={language}"),
+        )
+        name = f"attention-{language}"
+        with session.chdir(latex):
+            session.run(
+                *("latexmk", "-xelatex", "-interaction=nonstopmode", "-halt-on-error"),
+                f"{name}.tex",
+                external=True,
+                silent=True,  # thousands of lines; the log is kept next to the PDF
+                env={"SOURCE_DATE_EPOCH": "0"},  # no build date in the PDF
+            )
+        for suffix in (".pdf", ".log"):
+            shutil.copyfile(latex / f"{name}{suffix}", BOOK / f"{name}{suffix}")
+        session.log(f"{BOOK / name}.pdf: {(BOOK / f'{name}.pdf').stat().st_size:,} bytes")
+    _pytest(
+        session,
+        "pdf",
+        "--confcutdir=docs/tests",  # not docs/conftest.py: that one collects the doctests
+        "docs/tests/test_pdf.py",
+        env={"ATTENTION_BOOK": str(BOOK)},
+    )
+
+
 @nox.session(venv_backend=SHARED, default=False, requires=["docs"])
 def screenshots(session: nox.Session) -> None:
     """Every page of both languages at 1280 px and 390 px wide: PNG in docs/_build/screenshots."""

@@ -101,6 +101,7 @@ extensions = [
     "localized_figure",  # docs/_ext/localized_figure.py: figures in the page's language
     "citation",  # docs/_ext/citation.py: the Cite page's examples, from this build
     "asset_bundle",  # docs/_ext/asset_bundle.py: one style sheet and one script per page
+    "book",  # docs/_ext/book.py: the PDF book, numbered as the site
 ]
 
 exclude_patterns = [
@@ -116,6 +117,7 @@ exclude_patterns = [
     "tests",
     "**/.ipynb_checkpoints",
     "**/README.md",
+    "book.md",  # the PDF book's root: docs/_ext/book.py lets the LaTeX builder alone read it
 ]
 templates_path = ["_templates"]
 nitpicky = True
@@ -232,6 +234,17 @@ html_baseurl = os.environ.get("READTHEDOCS_CANONICAL_URL", "")
 # Formulas become MathML Core when the site is built (docs/_ext/mathml.py): no math script on
 # any page; math.css lays them out and declares the subset math font the build writes.
 html_math_renderer = "mathml"
+
+# -- LaTeX: the book as a PDF in each language (nox -s pdf) -----------------------------------
+# The same pages, catalogues and executed code cells as the site; docs/_ext/book.py sets the
+# file, the title and the CJK fonts per language and numbers the book as the site.  XeLaTeX
+# sets the Chinese text with xeCJK and Debian's fonts-noto-cjk; nothing is downloaded.
+latex_engine = "xelatex"
+latex_toplevel_sectioning = "part"  # lesson, concepts, reference; each lesson page a chapter
+latex_show_urls = "no"
+latex_show_pagerefs = False
+latex_domain_indices = False
+latex_elements: dict[str, str] = {}
 
 # -- gettext (sphinx-intl) ----------------------------------------------------------------------
 locale_dirs = ["locales/"]

@@ -166,3 +166,35 @@ def test_dev_refuses_a_program_that_is_no_python() -> None:
     )
     assert result.returncode == 2
     assert "does not run as Python; the project needs Python 3.11 to 3.14" in result.stderr
+
+
+def _pdf_packages() -> list[str]:
+    """The Debian packages `nox -s pdf` names (noxfile.py's TEX_PACKAGES)."""
+    noxfile = (ROOT / "noxfile.py").read_text()
+    found = re.search(r"^TEX_PACKAGES = \(\n((?:\s+\"[^\"]*\"\n)+)\)", noxfile, re.MULTILINE)
+    assert found, "noxfile.py: no TEX_PACKAGES"
+    return "".join(re.findall(r'"([^"]*)"', found[1])).split()
+
+
+def test_the_pdf_session_stays_out_of_the_default_run_and_names_its_debian_packages() -> None:
+    noxfile = (ROOT / "noxfile.py").read_text()
+    assert re.search(r"@nox\.session\([^)]*default=False[^)]*\)\ndef pdf\(", noxfile)
+    defaults = re.search(r"^nox\.options\.sessions = \[(.*)\]$", noxfile, re.MULTILINE)
+    assert defaults
+    assert '"pdf"' not in defaults[1]
+    packages = _pdf_packages()
+    assert {"texlive-xetex", "texlive-lang-chinese", "latexmk", "fonts-noto-cjk"} <= set(packages)
+    assert "poppler-utils" in packages  # pdftotext, for the book's text checks
+    # the CI run installs no TeX: the book stays out of it
+    assert "texlive" not in (ROOT / ".ci" / "run").read_text()
+
+
+@pytest.mark.parametrize("document", ["README.md", "CONTRIBUTING.md"])
+def test_the_documents_name_the_pdf_books_debian_packages(document: str) -> None:
+    text = (ROOT / document).read_text()
+    assert f"apt-get install -y --no-install-recommends {' '.join(_pdf_packages())}" in text
+
+
+def test_read_the_docs_builds_the_book_as_a_pdf() -> None:
+    config = (ROOT / ".readthedocs.yaml").read_text()
+    assert re.search(r"(?m)^formats:\n  - pdf$", config)

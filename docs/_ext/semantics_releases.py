@@ -268,6 +268,18 @@ def _depart_summary(translator: Any, node: disclosure_summary) -> None:
     translator.body.append("</summary>")
 
 
+def _visit_disclosure_latex(translator: Any, node: disclosure) -> None:
+    """On paper nothing folds: the summary and what it discloses print one after the other."""
+
+
+def _visit_summary_latex(translator: Any, node: disclosure_summary) -> None:
+    translator.body.append("\n\n")
+
+
+def _depart_summary_latex(translator: Any, node: disclosure_summary) -> None:
+    translator.body.append("\n\n")
+
+
 def _cell(
     *children: nodes.Node, title: str = "", classes: list[str] | None = None, span: int = 1
 ) -> matrix_cell:
@@ -332,6 +344,8 @@ class ReleaseMatrix(_Directive):
 
     def run(self) -> list[nodes.Node]:
         labels, records, releases, claims = self._setup()
+        if self.env.app.builder.name == "latex":
+            return [self._on_paper(labels, records, releases, claims)]
         short = _short(releases)
         # notranslate: ids, releases and vocabulary words, the same in both languages;
         # no-search: the ids and words are in the search index from the rows' own page
@@ -382,6 +396,28 @@ class ReleaseMatrix(_Directive):
                 )
             body += bar
         return [self._legend(labels, releases[-1]), self._switch(labels), table]
+
+    def _on_paper(
+        self,
+        labels: dict[str, str],
+        records: dict[str, Any],
+        releases: list[str],
+        claims: list[Claim],
+    ) -> nodes.definition_list:
+        """The matrix split for a printed page (the PDF book): the phone's layout, as a list.
+
+        Sixteen columns of releases do not fit a page's width; each row's id is a term, and
+        its runs, with their full releases and what changed where, are its definition.
+        """
+        rows = nodes.definition_list(classes=["semantics-matrix", "notranslate"])
+        for claim in claims:
+            runs = _matrix_runs(_cells(claim, records, releases))
+            details = self._details(claim, runs, labels)
+            item = nodes.definition_list_item()
+            item += nodes.term("", "", _link(claim.id))
+            item += nodes.definition("", *details.children[1:])  # the runs, not the fold's title
+            rows += item
+        return rows
 
     def _word(self, run: _Run, labels: dict[str, str]) -> str:
         if run.value is None:
@@ -669,8 +705,16 @@ def setup(app: Sphinx) -> ExtensionMetadata:
     app.setup_extension("semantics_table")  # the records, the rows' pages, the site catalogue
     app.add_node(row_link)
     app.add_node(matrix_cell, html=(_visit_matrix_cell, _depart_matrix_cell))
-    app.add_node(disclosure, html=(_visit_disclosure, _depart_disclosure))
-    app.add_node(disclosure_summary, html=(_visit_summary, _depart_summary))
+    app.add_node(
+        disclosure,
+        html=(_visit_disclosure, _depart_disclosure),
+        latex=(_visit_disclosure_latex, _visit_disclosure_latex),
+    )
+    app.add_node(
+        disclosure_summary,
+        html=(_visit_summary, _depart_summary),
+        latex=(_visit_summary_latex, _depart_summary_latex),
+    )
     app.add_directive("semantics-release-matrix", ReleaseMatrix)
     app.add_directive("semantics-release-changes", ReleaseChanges)
     app.add_directive("semantics-release-disagreements", ReleaseDisagreements)

@@ -12,7 +12,10 @@ sets (``READTHEDOCS``, ``READTHEDOCS_VERSION``, ``READTHEDOCS_LANGUAGE``,
 that cannot reach an index they name: ``--replace="--index-url
 https://download.pytorch.org/whl/cpu=--no-index --find-links /opt/wheels"`` takes the CPU torch
 from a local folder instead of PyTorch's CPU index.  It fails if a step fails, if a built
-home page lacks its canonical link, or if the Cite page's addresses start elsewhere.
+home page lacks its canonical link, or if the Cite page's addresses start elsewhere.  Where the
+configuration asks for ``formats: [pdf]``, each language's book is built as Read the Docs builds
+it (Sphinx's LaTeX builder, then latexmk, which needs XeLaTeX: see ``nox -s pdf``) and its text
+is checked by docs/tests/test_pdf.py.
 """
 
 from __future__ import annotations
@@ -90,7 +93,55 @@ def main() -> int:
             print(f"readthedocs: the Cite page's addresses do not start at {versioned}")
             return 1
         print(f"readthedocs: {language} built in {html}, canonical {canonical}")
+        if "pdf" in config.get("formats", []):
+            book = _pdf(checkout, configuration, out, language, build_env)
+            if book is None:
+                return 1
+            print(f"readthedocs: {language} book {book} ({book.stat().st_size:,} bytes)")
+    if "pdf" in config.get("formats", []):
+        # the book's text and LaTeX's log, checked as `nox -s pdf` checks its own
+        tests = Path(__file__).resolve().parents[1] / "tests" / "test_pdf.py"
+        command = [sys.executable, "-m", "pytest", "-q", f"--confcutdir={tests.parent}", str(tests)]
+        print(f"readthedocs: $ {' '.join(command)}", flush=True)
+        books = dict(env, ATTENTION_BOOK=str(out / "pdf"), ATTENTION_SITE=str(out / "html"))
+        if subprocess.run(command, cwd=checkout, env=books).returncode:
+            return 1
     return 0
+
+
+def _pdf(
+    checkout: Path, configuration: Path, out: Path, language: str, env: dict[str, str]
+) -> Path | None:
+    """The book as Read the Docs builds it (``formats: [pdf]``): Sphinx's LaTeX, then latexmk.
+
+    Read the Docs runs ``python -m sphinx -T -b latex``, then in the output folder, for the
+    .tex file, ``latexmk -r latexmkrc -pdf -f -dvi- -ps- -jobname=<project>
+    -interaction=nonstopmode`` (Sphinx's latexmkrc makes ``-pdf`` run XeLaTeX).  The book and
+    its log are kept as ``out/pdf/attention-<language>.pdf`` and ``.log``.
+    """
+    latex = out / "latex" / language
+    command = ["python", "-m", "sphinx", "-T", "-b", "latex", "-D", f"language={language}"]
+    command += ["-W", "--keep-going", "-d", str(out / "doctrees" / f"latex-{language}")]
+    command += [str(configuration.parent), str(latex)]
+    print(f"readthedocs: $ {' '.join(command)}", flush=True)
+    subprocess.run(command, cwd=checkout, env=env, check=True)
+    sources = sorted(latex.glob("*.tex"))
+    if len(sources) != 1:
+        print(f"readthedocs: {latex} holds {len(sources)} .tex files, not the one book")
+        return None
+    command = ["latexmk", "-r", "latexmkrc", "-pdf", "-f", "-dvi-", "-ps-", "-jobname=attention"]
+    command += ["-interaction=nonstopmode", sources[0].name]
+    print(f"readthedocs: $ {' '.join(command)}", flush=True)
+    done = subprocess.run(command, cwd=latex, env=env, capture_output=True, text=True)
+    if done.returncode or not (latex / "attention.pdf").is_file():
+        print(done.stdout[-3000:], done.stderr[-3000:])
+        print(f"readthedocs: latexmk failed in {latex} (exit status {done.returncode})")
+        return None
+    book = out / "pdf" / f"attention-{language}.pdf"
+    book.parent.mkdir(parents=True, exist_ok=True)
+    for suffix in (".pdf", ".log"):
+        book.with_suffix(suffix).write_bytes((latex / "attention").with_suffix(suffix).read_bytes())
+    return book
 
 
 if __name__ == "__main__":
