@@ -139,10 +139,10 @@ _FUTURE = "torch.ones(n, n, dtype=torch.bool).triu(1)"  # True = masked out: wro
 _PAST = "torch.ones(n, n, dtype=torch.bool).tril()"  # True = may attend: right for SDPA
 
 
-def findings(mask: str) -> list[tuple[str, int]]:
+def findings(mask: str, parameters: str = "q, k, v, n") -> list[tuple[str, int]]:
     source = (
         _HEAD
-        + "def attend(q, k, v, n):\n"
+        + f"def attend({parameters}):\n"
         + f"    mask = {mask}\n"
         + "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"
     )
@@ -182,13 +182,7 @@ _REAL = "(ids != pad_id)[:, None, None, :]"  # True = a real token
 
 
 def padded(mask: str) -> list[tuple[str, int]]:
-    source = (
-        _HEAD
-        + "def attend(q, k, v, ids, pad_id):\n"
-        + f"    mask = {mask}\n"
-        + "    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)\n"
-    )
-    return [(finding.code, finding.line) for finding in check_source(source, "case.py")]
+    return findings(mask, "q, k, v, ids, pad_id")
 
 
 @pytest.mark.parametrize("flip", [".flip(-1)", ".flip((0, -1))", ".fliplr()"])
