@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from attention.review import api_calls, apis, extended_masks, head_counts, ops, rules
+from attention.review import api_calls, apis, extended_masks, head_counts, ops, rules, state
 from attention.review.events import IntegersInverted, emit
 from attention.review.ops import (
     arithmetic,
@@ -66,11 +66,15 @@ from attention.review.provenance import (
     Scores,
     Weights,
     mask_from_name,
-    meaning_named,
 )
 from attention.review.roles import (
     _parameters,
     _role,
+)
+from attention.review.state import (
+    _conjuncts,
+    _guard,
+    _leaves,
 )
 from attention.review.syntax import (
     Arg,
@@ -91,7 +95,6 @@ from attention.review.values import (
     AnyValue,
     Dim,
     Finfo,
-    Guard,
     Hit,
     Instance,
     Layers,
@@ -182,54 +185,6 @@ class Interpreter:
             base = self.qualname(node.value)
             return f"{base}.{node.attr}" if base else None
         return None
-
-    def lookup(self, name: str) -> AnyValue | None:
-        """A name's value, innermost scope first."""
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        return None
-
-    def bind(self, target: ast.AST, value: AnyValue | None) -> None:
-        """Assign a value to a target: a name, ``self.x``, or each element of a tuple."""
-        name = last_name(target) if isinstance(target, (ast.Name, ast.Attribute)) else None
-        if isinstance(value, Mask) and value.by_name and value.meaning is not None and name:
-            stated = meaning_named(name)
-            if stated is not None and stated != value.meaning:
-                # two names disagree (`remove_from_windowed_attention_mask = (attention_mask
-                # != 0)`, Longformer's 0 = local attention): neither is evidence any more
-                value = value.but(meaning=None)
-        if isinstance(target, ast.Name):
-            if value is None and target.id not in self.scopes[-1]:
-                # a new name for a value the pass does not model: its name is the evidence
-                self.scopes[-1].pop(target.id, None)
-            else:
-                # a name reassigned from what the pass does not model proves nothing any more
-                self.scopes[-1][target.id] = UNKNOWN if value is None else value
-        elif (
-            isinstance(target, ast.Attribute)
-            and isinstance(target.value, ast.Name)
-            and target.value.id == "self"
-        ):
-            self.attributes[-1][target.attr] = UNKNOWN if value is None else value
-        elif isinstance(target, (ast.Tuple, ast.List)):
-            values: Sequence[object] = [None] * len(target.elts)
-            if isinstance(value, TupleValue) and len(value.values) == len(target.elts):
-                values = value.values
-            elif (
-                isinstance(value, (Tensor, Transposed))
-                and value.sizes is not None
-                and len(value.sizes) >= 2
-                and value.sizes[0].value in (None, len(target.elts))
-                and not any(isinstance(element, ast.Starred) for element in target.elts)
-            ):
-                # `q, k, v = qkv.permute(2, 0, 3, 1, 4)`: each the tensor's slice along axis 0
-                part = Tensor(Origin(target, ""), sizes=value.sizes[1:])
-                values = [part] * len(target.elts)
-            for element, one in zip(target.elts, values, strict=True):
-                self.bind(element, one)  # type: ignore[arg-type]
-        elif isinstance(target, ast.Starred):
-            self.bind(target.value, None)
 
     def hit(
         self,
@@ -361,7 +316,7 @@ class Interpreter:
                 (t, self.ev(v)) for t, v in zip(node.targets[0].elts, node.value.elts, strict=True)
             ]
             for target, value in pairs:
-                self.bind(target, value)
+                state.bind(self, target, value)
         elif isinstance(node, ast.Assign) and self.unpacked_shape(node):
             pass
         elif isinstance(node, ast.Assign):
@@ -369,7 +324,7 @@ class Interpreter:
             for target in node.targets:
                 if isinstance(target, ast.Subscript):
                     fills.index_fill(self, target, value, node.value)
-                self.bind(target, value)
+                state.bind(self, target, value)
         elif isinstance(node, ast.Expr):
             value = self.ev(node.value)
             call = node.value
@@ -382,7 +337,7 @@ class Interpreter:
                 and isinstance(call.func.value, ast.Name)
             ):
                 # `x.masked_fill_(m, -inf)`: x is what the in-place call made of it
-                self.bind(call.func.value, value)
+                state.bind(self, call.func.value, value)
             elif (
                 isinstance(call, ast.Call)
                 and isinstance(call.func, ast.Attribute)
@@ -395,10 +350,12 @@ class Interpreter:
                 if self.returns:
                     self.returns[-1].append(value)
         elif isinstance(node, ast.AugAssign):
-            self.bind(node.target, arithmetic.binary(self, node.target, node.op, node.value, node))
+            state.bind(
+                self, node.target, arithmetic.binary(self, node.target, node.op, node.value, node)
+            )
         elif isinstance(node, ast.AnnAssign):
             if node.value is not None:
-                self.bind(node.target, self.ev(node.value))
+                state.bind(self, node.target, self.ev(node.value))
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             self.defs[-1][node.name] = node
             self.scopes.append(_parameters(node))
@@ -430,13 +387,13 @@ class Interpreter:
             iterated = self.ev(node.test if isinstance(node, ast.While) else node.iter)
             if not isinstance(node, ast.While):
                 layer = iterated.module if isinstance(iterated, Layers) else None
-                self.bind(node.target, layer)
-            self.branches([self.block(node.body)], exhaustive=False)
+                state.bind(self, node.target, layer)
+            state.branches(self, [self.block(node.body)], exhaustive=False)
             if self.loops < 2:
                 # a second pass sees what the first one left (`k = torch.cat([k, new])`)
                 self.loops += 1
                 try:
-                    self.branches([self.block(node.body)], exhaustive=False)
+                    state.branches(self, [self.block(node.body)], exhaustive=False)
                 finally:
                     self.loops -= 1
             self.statements(node.orelse)
@@ -446,12 +403,12 @@ class Interpreter:
             self.statements(node.body)
         elif isinstance(node, (ast.Try, ast.TryStar)):
             blocks = [node.body, *(handler.body for handler in node.handlers)]
-            self.branches([self.block(body) for body in blocks], exhaustive=False)
+            state.branches(self, [self.block(body) for body in blocks], exhaustive=False)
             self.statements(node.orelse)
             self.statements(node.finalbody)
         elif isinstance(node, ast.Match):
             self.ev(node.subject)
-            self.branches([self.block(case.body) for case in node.cases], exhaustive=False)
+            state.branches(self, [self.block(case.body) for case in node.cases], exhaustive=False)
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             self.import_statement(node)
         else:
@@ -496,14 +453,14 @@ class Interpreter:
                 read=True,
             )
             sizes.append(dim)
-            self.bind(name, dim)
+            state.bind(self, name, dim)
         if (
             isinstance(tensor_node, ast.Name)
             and (tensor is None or isinstance(tensor, Param))
             and mask_from_name(tensor_node.id, tensor_node) is None
         ):
             # the code itself says how many axes x has
-            self.bind(tensor_node, Tensor(Origin(tensor_node, ""), sizes=tuple(sizes)))
+            state.bind(self, tensor_node, Tensor(Origin(tensor_node, ""), sizes=tuple(sizes)))
         return True
 
     def import_statement(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -540,11 +497,11 @@ class Interpreter:
 
         def then() -> None:
             for each in conjuncts:
-                self.narrow(each, holds=True)
+                state.narrow(self, each, holds=True)
             self.statements(node.body)
 
         def otherwise() -> None:
-            self.narrow(guard, holds=False)
+            state.narrow(self, guard, holds=False)
             self.statements(node.orelse)
 
         if not node.orelse and _leaves(node.body):
@@ -552,11 +509,11 @@ class Interpreter:
             names, attributes = dict(self.scopes[-1]), dict(self.attributes[-1])
             then()
             self.scopes[-1], self.attributes[-1] = names, attributes
-            self.narrow(guard, holds=False)
+            state.narrow(self, guard, holds=False)
             if len(self.scopes) == 1:
                 self.globals = self.scopes[0]
         else:
-            self.branches([then, otherwise], exhaustive=True)
+            state.branches(self, [then, otherwise], exhaustive=True)
 
     def decide(self, test: ast.AST) -> bool | None:
         """The value of a comparison of two known sizes, else None."""
@@ -810,62 +767,16 @@ class Interpreter:
             hit.facts,
         )
 
-    def narrow(self, guard: Guard | None, *, holds: bool) -> None:
-        """Bind what a dtype test proves about a name on one side of its ``if``."""
-        if guard is None:
-            return
-        node, fact, positive = guard
-        name = node.id
-        if fact == "none":
-            if positive == holds:
-                self.scopes[-1][name] = NONE
-            elif self.lookup(name) is NONE:
-                self.scopes[-1][name] = UNKNOWN
-            return
-        value = self.ev(node)
-        if not isinstance(value, Mask):
-            return
-        is_fact = positive == holds
-        if fact == "bool" and is_fact:
-            if value.kind == "mask" and not (value.by_name and value.hf):
-                self.scopes[-1][name] = value.but(dtype="bool", hf=False)
-            else:
-                self.scopes[-1][name] = UNKNOWN
-        elif (fact == "bool" or (fact == "float" and is_fact)) and (
-            value.by_name or value.dtype in ("bool", None)
-        ):
-            # not Boolean (or floating point): what its name or an earlier line said is moot
-            self.scopes[-1][name] = UNKNOWN
-
     def block(self, body: Sequence[ast.stmt]) -> Callable[[], None]:
         """Reading ``body``, to run later as one branch."""
         return lambda: self.statements(body)
-
-    def branches(self, runs: list[Callable[[], None]], *, exhaustive: bool) -> None:
-        """Run each branch from the same state; afterwards a name keeps only a value they share.
-
-        A mask flipped on one path is not taken for flipped on the other (``if sdpa: m = ~m
-        else: mha(key_padding_mask=m)``); with no ``else`` the state before is one of the paths.
-        """
-        names, attributes = self.scopes[-1], self.attributes[-1]
-        ends = []
-        for run in runs:
-            self.scopes[-1], self.attributes[-1] = dict(names), dict(attributes)
-            run()
-            ends.append((self.scopes[-1], self.attributes[-1]))
-        if not exhaustive:
-            ends.append((names, attributes))
-        self.scopes[-1] = join([end[0] for end in ends])
-        self.attributes[-1] = join([end[1] for end in ends])
-        if len(self.scopes) == 1:
-            self.globals = self.scopes[0]
 
     # -- expressions -----------------------------------------------------------------------------
 
     def ev(self, node: ast.AST) -> AnyValue | None:
         """Evaluate an expression to what it is known to be (None: nothing is)."""
         if isinstance(node, ast.Name):
-            found = self.lookup(node.id)
+            found = state.lookup(self, node.id)
             if found is None:
                 return mask_from_name(node.id, node)
             if isinstance(found, Param):
@@ -978,7 +889,7 @@ class Interpreter:
         for branch, holds in ((node.body, True), (node.orelse, False)):
             self.scopes[-1] = dict(saved)
             for each in conjuncts if holds else ([guard] if guard is not None else []):
-                self.narrow(each, holds=holds)
+                state.narrow(self, each, holds=holds)
             value = self.ev(branch)
             results.append({"r": UNKNOWN if value is None else value})
         self.scopes[-1] = saved
@@ -1288,7 +1199,7 @@ class Interpreter:
                 callee is None
                 and isinstance(func, ast.Name)
                 and func.id in self.class_defs
-                and self.lookup(func.id) is None
+                and state.lookup(self, func.id) is None
             ):
                 return Instance(origin, self.class_defs[func.id])
             called = func.id if isinstance(func, ast.Name) else method
@@ -1314,7 +1225,7 @@ class Interpreter:
         if (
             isinstance(func, ast.Name)
             and func.id == "map"
-            and self.lookup("map") is None
+            and state.lookup(self, "map") is None
             and len(args) == 2
             and not any(arg.keyword or arg.star for arg in args)
         ):
@@ -1349,52 +1260,6 @@ class Interpreter:
         return self.argument(node, values, argument.position, argument.keyword)
 
     # -- sinks -----------------------------------------------------------------------------------
-
-
-def _guard(test: ast.AST) -> Guard | None:
-    """What an ``if`` test says about a name's dtype, or None.
-
-    ``(name, "bool" | "float", positive)`` for ``name.dtype == torch.bool`` (``is``, ``!=``,
-    ``is not``, ``not …``) and ``name.is_floating_point()``; ``(name, "none", positive)`` for
-    ``name is None`` (``is not``).
-    """
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        inner = _guard(test.operand)
-        return None if inner is None else (inner[0], inner[1], not inner[2])
-    if isinstance(test, ast.Compare) and len(test.ops) == 1:
-        left, right = test.left, test.comparators[0]
-        operator = test.ops[0]
-        if (
-            isinstance(left, ast.Name)
-            and is_none(right)
-            and isinstance(operator, (ast.Is, ast.IsNot))
-        ):
-            return (left, "none", isinstance(operator, ast.Is))
-        if isinstance(right, ast.Attribute) and right.attr == "dtype":
-            left, right = right, left
-        if (
-            isinstance(left, ast.Attribute)
-            and left.attr == "dtype"
-            and isinstance(left.value, ast.Name)
-            and isinstance(right, ast.Attribute)
-            and right.attr == "bool"
-        ):
-            if isinstance(operator, (ast.Eq, ast.Is)):
-                return (left.value, "bool", True)
-            if isinstance(operator, (ast.NotEq, ast.IsNot)):
-                return (left.value, "bool", False)
-        return None
-    if (
-        isinstance(test, ast.Call)
-        and isinstance(test.func, ast.Attribute)
-        and test.func.attr == "is_floating_point"
-    ):
-        subject = test.func.value
-        if not test.args and isinstance(subject, ast.Name):
-            return (subject, "float", True)
-        if len(test.args) == 1 and isinstance(test.args[0], ast.Name):
-            return (test.args[0], "float", True)
-    return None
 
 
 SPECIALISE_DEPTH = 2
@@ -1576,17 +1441,6 @@ def _hoisted(body: Sequence[ast.stmt]) -> dict[str, FunctionNode]:
         for statement in body
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
-
-
-def _conjuncts(test: ast.AST) -> list[Guard]:
-    """What each term of ``a and b and …`` says (all of them hold where the test is true)."""
-    terms = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    return [guard for guard in map(_guard, terms) if guard is not None]
-
-
-def _leaves(body: Sequence[ast.stmt]) -> bool:
-    """Whether a block always ends in ``return`` or ``raise``."""
-    return bool(body) and isinstance(body[-1], (ast.Return, ast.Raise))
 
 
 def _moves_the_last_axis(elements: list[ast.expr]) -> bool:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from attention.review import state
 from attention.review.events import (
     AdditiveMasksSummed,
     MaskAdded,
@@ -229,14 +231,14 @@ def binary(
             if (
                 is_zero_one(this)
                 and (other is None or (isinstance(other, Tensor) and other.sizes is None))
-                and _named_mask(other_node, ev.lookup)
+                and _named_mask(other_node, functools.partial(state.lookup, ev))
             ):
                 # causal * seq_mask[:, None, None, :]: 0 wherever the known mask is 0
                 assert isinstance(this, Mask)
                 return this.but(origin=origin, true_set=None, key_padding=False, meaning=None)
-            named = (other is None and _named_mask(other_node, ev.lookup)) or (
-                isinstance(other, Mask) and other.by_name and other.kind == "mask"
-            )
+            named = (
+                other is None and _named_mask(other_node, functools.partial(state.lookup, ev))
+            ) or (isinstance(other, Mask) and other.by_name and other.kind == "mask")
             if isinstance(this, Scores) and (
                 is_zero_one(other)
                 # by a name only where the product is all the statement assigns (a penalty

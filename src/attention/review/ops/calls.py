@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Final
 
-from attention.review import api_calls, ops
+from attention.review import api_calls, ops, state
 from attention.review.ops import (
     arithmetic,
     axes,
@@ -81,7 +81,7 @@ def before(ev: Interpreter, c: Call) -> NotMine | AnyValue | None:
         and isinstance(func.value, ast.Name)
     ):
         # allowed.fill_diagonal_(True), m.masked_fill_(...): its rows may have changed
-        ev.bind(func.value, receiver.but(empty_row=None, row_value=None))
+        state.bind(ev, func.value, receiver.but(empty_row=None, row_value=None))
     if isinstance(receiver, Positions) and method is not None:
         return positions.positions_method(ev, receiver, method, node, values)
     return NOT_MINE

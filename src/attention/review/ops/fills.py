@@ -13,7 +13,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from attention.review import ops
+from attention.review import ops, state
 from attention.review.events import (
     BooleanTensorFilled,
     ConstantCast,
@@ -614,14 +614,14 @@ def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) 
 
 def refine_boolean(ev: Interpreter, node: ast.AST) -> None:
     """A name used as masked_fill's mask is Boolean from here on (another dtype raises)."""
-    if isinstance(node, ast.Name) and not isinstance(ev.lookup(node.id), Mask):
+    if isinstance(node, ast.Name) and not isinstance(state.lookup(ev, node.id), Mask):
         ev.scopes[-1][node.id] = Mask("mask", Origin(node, "masked_fill's mask"), "bool")
 
 
 def not_zero_one(ev: Interpreter, node: ast.AST) -> None:
     """A tensor of zeros or ones changed in place to what may be other numbers."""
     if isinstance(node, ast.Name):
-        found = ev.lookup(node.id)
+        found = state.lookup(ev, node.id)
         if isinstance(found, Tensor) and found.zero_one:
             ev.scopes[-1][node.id] = dataclasses.replace(found, zero_one=False)
 
@@ -637,7 +637,7 @@ def index_fill(
         written = Const(float(value_node.value), Origin(value_node, "a constant"))
     row = row_set(ev, target, before, written) if isinstance(written, Const) else None
     if row is not None:
-        ev.bind(target.value, row)
+        state.bind(ev, target.value, row)
         return
     if (
         isinstance(before, Mask)
@@ -645,7 +645,7 @@ def index_fill(
         and not (isinstance(written, Const) and written.value == before.row_value)
     ):
         # `allowed[:, 0] = True`: the empty row may have been given a key
-        ev.bind(target.value, before.but(empty_row=None, row_value=None))
+        state.bind(ev, target.value, before.but(empty_row=None, row_value=None))
     if not (isinstance(value, Const) and value.value in (0.0, 1.0)):
         not_zero_one(ev, target.value)
     if not isinstance(value, Const):
@@ -653,7 +653,7 @@ def index_fill(
     base = ev.ev(target.value)
     if isinstance(base, Weights) and base.nan_at is not None and "isnan" in ev.code(index):
         ev.pending.pop(id(base.nan_at.node), None)  # w[w.isnan()] = 0
-        ev.bind(target.value, dataclasses.replace(base, nan_at=None))
+        state.bind(ev, target.value, dataclasses.replace(base, nan_at=None))
         return
     if (
         isinstance(base, Tensor)
@@ -664,7 +664,7 @@ def index_fill(
     ):
         # torch.zeros(...) with ones set where keys may attend (or the reverse): a 0/1
         # mask, whatever its entries mean
-        ev.bind(target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
+        state.bind(ev, target.value, Mask("mask", Origin(target, "ones set by index"), base.dtype))
         return
     if (
         isinstance(before, Tensor)
@@ -676,7 +676,8 @@ def index_fill(
     ):
         # torch.zeros(L, S) with -inf set in whole key columns: the same keys forbidden
         # for every query, an additive padding mask
-        ev.bind(
+        state.bind(
+            ev,
             target.value,
             Mask(
                 "additive",
@@ -695,7 +696,7 @@ def index_fill(
             ),
         )
         if isinstance(base, Scores) and isinstance(target.value, ast.Name):
-            ev.bind(target.value, index_penalised(ev, base, target, value))
+            state.bind(ev, target.value, index_penalised(ev, base, target, value))
         return
     if isinstance(index, (ast.Tuple, ast.Slice)):
         return
@@ -705,14 +706,14 @@ def index_fill(
         and (value.value <= PENALTY or value.value == 0.0)
         and isinstance(target.value, ast.Name)
     ):
-        ev.bind(target.value, am4_softmax.after_softmax(ev, base, target, None))
+        state.bind(ev, target.value, am4_softmax.after_softmax(ev, base, target, None))
     elif isinstance(base, Scores) and isinstance(target.value, ast.Name):
-        ev.bind(target.value, index_penalised(ev, base, target, value))
+        state.bind(ev, target.value, index_penalised(ev, base, target, value))
     where = ev.ev(index)
     boolean = isinstance(where, Mask) or isinstance(index, ast.Compare)
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
         boolean = True
-    filled = ev.lookup(target.value.id) if isinstance(target.value, ast.Name) else None
+    filled = state.lookup(ev, target.value.id) if isinstance(target.value, ast.Name) else None
     if (
         isinstance(where, Mask)  # not a clip or a clean-up (`s[s > 50] = 50`)
         and isinstance(base, Scores)
@@ -720,7 +721,7 @@ def index_fill(
         and value.value >= NOT_ZEROING
     ):
         # scores[~mask] = 0: the masked scores become 0, not -inf
-        ev.bind(target.value, am2_fills.weak_fill(ev, filled, value_node))
+        state.bind(ev, target.value, am2_fills.weak_fill(ev, filled, value_node))
     if boolean and _overflows_float16(value):
         emit(ev, ConstantTaken(value, value_node, "an index assignment"))
 

@@ -6,7 +6,7 @@ import ast
 import dataclasses
 from typing import TYPE_CHECKING
 
-from attention.review import head_counts, heads, ops
+from attention.review import head_counts, heads, ops, state
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Mask,
@@ -132,7 +132,7 @@ def named_unknown_mask(ev: Interpreter, node: ast.AST) -> Mask | None:
     if not isinstance(node, ast.Name):
         return None
     name = node.id
-    if "mask" not in name.lower() or ev.lookup(name) is UNKNOWN:
+    if "mask" not in name.lower() or state.lookup(ev, name) is UNKNOWN:
         return None
     return Mask("mask", Origin(node, f"`{name}`, a mask by its name"))
 
