@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from attention.review import apis
+from attention.review import apis, interproc
 from attention.review.events import (
     CausalFlag,
     MaskAtApi,
@@ -228,7 +228,7 @@ def mask_mod(ev: Interpreter, node: ast.AST) -> None:
     if isinstance(node, ast.Lambda):
         function = node
     elif isinstance(node, ast.Name):
-        function = ev.function_named(node.id, method=False)
+        function = interproc.function_named(ev, node.id, method=False)
     if function is None:
         return
     params = [arg.arg for arg in function.args.args]

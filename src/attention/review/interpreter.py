@@ -33,12 +33,23 @@ from __future__ import annotations
 import ast
 import dataclasses
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from attention.review import api_calls, apis, extended_masks, head_counts, ops, rules, state
+from attention.review import (
+    api_calls,
+    apis,
+    extended_masks,
+    head_counts,
+    interproc,
+    ops,
+    rules,
+    state,
+)
 from attention.review.events import IntegersInverted, emit
+from attention.review.interproc import (
+    _hoisted,
+)
 from attention.review.ops import (
     arithmetic,
     calls,
@@ -55,10 +66,9 @@ from attention.review.ops.positions import (
     PAIRWISE,
     _positions_subscript,
 )
-from attention.review.project import MASK_WORDS, Project
+from attention.review.project import Project
 from attention.review.provenance import (
     Const,
-    KeyCat,
     Mask,
     Meaning,
     Module,
@@ -80,8 +90,6 @@ from attention.review.syntax import (
     Arg,
     FunctionNode,
     Source,
-    _inside,
-    _short,
     _whole,
     call_args,
     int_literal,
@@ -107,7 +115,6 @@ from attention.review.values import (
     Tensor,
     Transposed,
     TupleValue,
-    Unknown,
     _narrowest_overflowed,
     join,
 )
@@ -224,7 +231,7 @@ class Interpreter:
         aliases = head_counts.ALIASES.set(self.aliases)
         try:
             self.statements(tree.body)
-            self.drop_contradicted_names(tree)
+            interproc.drop_contradicted_names(self, tree)
         finally:
             head_counts.ALIASES.reset(aliases)
 
@@ -239,61 +246,6 @@ class Interpreter:
             self.converting_read = extended_masks.converting(self.source.tree, self.source.text)
         converting = self.converting_read
         return bool(converting) and not (self.functions and id(self.functions[-1]) in converting)
-
-    def drop_contradicted_names(self, tree: ast.Module) -> None:
-        """Drop a finding from a name where every caller in the module says otherwise.
-
-        A helper's parameter named ``attention_mask`` is read as the tokenizer's 1/0 mask;
-        where every call of that helper in this module (:func:`_call_sites`) hands it a mask
-        and the helper, read again with it, does not make that finding, the name is
-        contradicted by the code: HF's float mask compared ``== 0``, or a mask inverted at the
-        call (``text_encoder_attention_mask=~text_token_mask``).  Kept where any call passes
-        no mask (a 1/0 integer tensor agrees with the name), and where the helper is never
-        called here.
-        """
-        named = [hit for hit in self.hits if hit.code in BY_NAME]
-        if not named or not self.readings:
-            return
-        sites = _call_sites(tree)
-        dropped: set[int] = set()
-        for hit in named:
-            for key, readings in self.readings.items():
-                function = sites.functions.get(key)
-                if (
-                    function is None
-                    or not _inside(hit.node, function)
-                    or sites.calls.get(key) != set(readings)
-                ):
-                    continue  # some call of it was not read again with what it passes
-                if all(
-                    (hit.code, id(hit.node)) not in reading
-                    for at_call in readings.values()
-                    for reading in at_call
-                ):
-                    dropped.add(id(hit))
-        self.hits = [hit for hit in self.hits if id(hit) not in dropped]
-
-    def outline(self, tree: ast.Module) -> None:
-        """What another module offers a caller: its imports and functions, nothing run yet."""
-        self.defs[0].update(_hoisted(tree.body))
-        self.aliases = head_counts.aliases(tree, self.source.text)
-        for statement in tree.body:
-            if isinstance(statement, (ast.Import, ast.ImportFrom)):
-                self.import_statement(statement)
-
-    def function_named(self, name: str, *, method: bool) -> FunctionNode | None:
-        """The function a call names: ``self.name`` in the class being read, else ``name``.
-
-        Functions of the module and methods of the class are known wherever they are defined
-        (read ahead, as Python resolves them when the call runs); a function's own nested
-        functions only after their ``def``.
-        """
-        if method:
-            return self.methods[-1].get(name)
-        for scope in reversed(self.defs):
-            if name in scope:
-                return scope[name]
-        return None
 
     def statements(self, body: Sequence[ast.stmt]) -> None:
         """Read a block, statement by statement."""
@@ -531,241 +483,6 @@ class Interpreter:
         table = {ast.Eq: a == b, ast.NotEq: a != b, ast.Lt: a < b, ast.LtE: a <= b}
         table.update({ast.Gt: a > b, ast.GtE: a >= b})
         return table.get(type(operator))
-
-    def summary(self, function: FunctionNode) -> AnyValue | None:
-        """What a function of this module (or a method called on ``self``) returns.
-
-        Its body is read once more with its parameters unknown (their names are evidence, as
-        anywhere), its findings dropped (they were reported where it was defined), and the
-        values of its ``return`` statements joined.  The bound: one level, so a helper called
-        from a helper being summarised returns unknown, and a function defined after the call
-        (or imported from another module) is not followed.
-        """
-        key = id(function)
-        if key in self.summaries:
-            return self.summaries[key]
-        if self.summarising:
-            return None
-        self.summarising = True
-        hits, pending = list(self.hits), dict(self.pending)
-        attributes = dict(self.attributes[-1])
-        self.scopes.append(_parameters(function))
-        self.functions.append(function)
-        self.returns.append([])
-        self.defs.append(_hoisted(function.body))
-        try:
-            self.statements(function.body)
-            returned = self.returns[-1]
-        finally:
-            self.scopes.pop()
-            self.functions.pop()
-            self.returns.pop()
-            self.defs.pop()
-            found = [*self.hits[len(hits) :], *self.pending.values()]
-            self.own_hits[key] = {(hit.code, id(hit.node)) for hit in found}
-            self.hits, self.pending = hits, pending
-            self.attributes[-1] = attributes
-            self.summarising = False
-        value = _returned(returned)
-        self.summaries[key] = value
-        return value
-
-    def specialise(
-        self,
-        function: FunctionNode,
-        node: ast.Call,
-        values: list[AnyValue | None],
-        *,
-        method: bool,
-        args: list[Arg] | None = None,
-    ) -> tuple[bool, AnyValue | None]:
-        """A helper of this module read once more with the masks this call passes it.
-
-        Where a call hands a helper a mask the caller knows (``attend(q, k, v, ids == pad)``),
-        the helper's body is read again with its parameters bound to the call's values: what
-        the helper does with that mask is then checked like code of the caller's, and its
-        findings are kept (a finding already made where the helper was defined is reported
-        once).  The bound: two levels (a helper read this way may read one more with what it
-        passes on; nothing is followed from a summary), positional and keyword arguments only
-        (``*args`` reads nothing); a mask inverted where it is passed (``~mask``) is read
-        again even where nothing else is known of it.  ``args``: the arguments, where they
-        are not the call's own (a ``functools.partial`` adds its bound ones).  Says whether it
-        read the helper, and what it returns.
-        """
-        passed = self.args(node) if args is None else args
-        inverted = any(
-            isinstance(arg.value, ast.UnaryOp) and isinstance(arg.value.op, ast.Invert)
-            for arg in passed
-        )
-        if (
-            self.summarising
-            or self.specialising >= SPECIALISE_DEPTH
-            or not (inverted or any(map(_informative, values)))
-        ):
-            return False, None
-        self.summary(function)
-        own = self.own_hits.get(id(function), set())
-        order = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
-        if method and order and order[0] == "self":
-            order = order[1:]
-        names = _parameters(function)
-        position = 0
-        for arg, value in zip(self.args(node) if args is None else args, values, strict=True):
-            if arg.star:
-                return False, None
-            if arg.keyword is None:
-                if position >= len(order):
-                    return False, None
-                name = order[position]
-                position += 1
-            else:
-                name = arg.keyword
-                if name not in names:
-                    return False, None
-            if value is not None:
-                names[name] = value
-        self.specialising += 1
-        self.helper_calls.append((function, node))
-        attributes = dict(self.attributes[-1])
-        self.scopes.append(names)
-        self.functions.append(function)
-        self.returns.append([])
-        self.defs.append(_hoisted(function.body))
-        before = len(self.hits)
-        try:
-            self.statements(function.body)
-            returned = self.returns[-1]
-        finally:
-            self.scopes.pop()
-            self.functions.pop()
-            self.returns.pop()
-            self.defs.pop()
-            self.attributes[-1] = attributes
-            self.specialising -= 1
-            self.helper_calls.pop()
-        if inverted or any(map(_says_what_it_is, values)):
-            # read with a mask the caller knows, or inverts where it passes it: whether the
-            # name's finding holds for what it is handed
-            self.readings.setdefault(id(function), {}).setdefault(id(node), []).append(
-                {(hit.code, id(hit.node)) for hit in self.hits[before:]}
-            )
-        carried = [
-            (arg, value)
-            for arg, value in zip(self.args(node) if args is None else args, values, strict=True)
-            if isinstance(value, Mask)
-        ]
-        for index in range(before, len(self.hits)):
-            hit = self.hits[index]
-            if (
-                hit.code in POLARITY
-                and carried
-                and (hit.code, id(hit.node)) not in own
-                and _inside(hit.node, function)
-            ):
-                self.hits[index] = self.relocated(hit, function, carried)
-        return True, _returned(returned)
-
-    def imported(self, name: str, node: ast.Call) -> AnyValue | None:
-        """What a helper imported from another module of the checked tree returns.
-
-        That module is read once per run (its own imports are not followed further), the
-        helper's return value is taken as its summary gives it, and only a mask or a constant
-        crosses back, re-anchored at this call (a finding names no line of another file).
-        """
-        if self.project is None or self.path is None:
-            return None
-        module, attr, level = self.foreign[name]
-        file = self.project.module_file(self.path, module, level)
-        if file is None:
-            return None
-        resolved = self.project.resolve(file)
-        if resolved == self.project.resolve(self.path):
-            return None
-        reader = self.project.readers.get(resolved)
-        if reader is None:
-            source = self.project.source(file, attr)
-            if source is None:
-                return None
-            reader = Interpreter(source)
-            reader.outline(source.tree)
-            self.project.readers[resolved] = reader
-        function = reader.defs[0].get(attr)
-        if function is None:
-            return None
-        if id(function) not in reader.summaries and not MASK_WORDS.search(reader.code(function)):
-            reader.summaries[id(function)] = None
-        aliases = head_counts.ALIASES.set(reader.aliases)  # its own module's head-count names
-        try:
-            value = reader.summary(function)
-        except RecursionError:
-            return None
-        finally:
-            head_counts.ALIASES.reset(aliases)
-        line = function.lineno
-        where = Origin(node, f"returned by `{attr}` ({file.name}:{line})")
-        if isinstance(value, Mask):
-            moved = {
-                key: where
-                for key in ("triangle_at", "moved_at", "repeated", "query_and_key", "unranked_at")
-                if getattr(value, key) is not None
-            }
-            overflow = dataclasses.replace(value.overflow, origin=where) if value.overflow else None
-            return value.but(origin=where, overflow=overflow, **moved)
-        if isinstance(value, (Const, KeyCat)):
-            return dataclasses.replace(value, origin=where)
-        return None
-
-    def instance_call(
-        self, instance: Instance, method: str, node: ast.Call, values: list[AnyValue | None]
-    ) -> AnyValue | None:
-        """``layer(x)`` / ``layer.forward(x)`` of a class of this module, read with its values.
-
-        The method is read again with the caller's values, in the class's own attributes; where
-        the call passes nothing the checker knows, what the method returns with its parameters
-        unknown (its summary: softmax weights, a mask it builds).
-        """
-        state = self.class_state.get(id(instance.cls))
-        if state is None:
-            return None
-        attributes, methods = state
-        function = methods.get(method)
-        if function is None:
-            return None
-        self.attributes.append(dict(attributes))
-        self.methods.append(methods)
-        self.classes.append(instance.cls)
-        try:
-            read, value = self.specialise(function, node, values, method=True)
-            if not read:
-                value = self.summary(function)
-        finally:
-            self.attributes.pop()
-            self.methods.pop()
-            self.classes.pop()
-        return value
-
-    def relocated(
-        self, hit: Hit, function: FunctionNode, carried: Sequence[tuple[Arg, AnyValue | None]]
-    ) -> Hit:
-        """A finding the helper gives only with this caller's mask, moved to the caller's argument.
-
-        The helper is right with the masks it was written for; what needs changing is the mask
-        this call passes (or the helper's contract), so the finding goes where it is passed.
-        """
-        origins = {id(origin.node) for _, origin in hit.facts}
-        arg = next(
-            (a for a, v in carried if isinstance(v, Mask) and id(v.origin.node) in origins),
-            carried[0][0],
-        )
-        line = hit.node.lineno  # type: ignore[attr-defined]
-        inside = f"in `{function.name}` (line {line}: `{_short(self.code(hit.node))}`)"
-        return Hit(
-            hit.code,
-            arg.value,
-            self.code(arg.value),
-            f"{hit.expects}, {inside}",
-            hit.facts,
-        )
 
     def block(self, body: Sequence[ast.stmt]) -> Callable[[], None]:
         """Reading ``body``, to run later as one branch."""
@@ -1179,7 +896,8 @@ class Interpreter:
             if isinstance(callee, Module):
                 return api_calls.module_call(self, callee, node, values)
             if isinstance(callee, Partial):
-                read, value = self.specialise(
+                read, value = interproc.specialise(
+                    self,
                     callee.function,
                     node,
                     [*callee.values, *values],  # type: ignore[list-item]
@@ -1188,7 +906,7 @@ class Interpreter:
                 )
                 return value if read else None
             if isinstance(callee, Instance):
-                value = self.instance_call(callee, "forward", node, values)
+                value = interproc.instance_call(self, callee, "forward", node, values)
                 if "norm" in (method or "").lower() and not isinstance(
                     value, (Mask, Scores, Weights)
                 ):
@@ -1204,7 +922,7 @@ class Interpreter:
                 return Instance(origin, self.class_defs[func.id])
             called = func.id if isinstance(func, ast.Name) else method
             helper = (
-                self.function_named(called, method=isinstance(func, ast.Attribute))
+                interproc.function_named(self, called, method=isinstance(func, ast.Attribute))
                 if called is not None
                 else None
             )
@@ -1214,14 +932,14 @@ class Interpreter:
                 and isinstance(func, ast.Name)
                 and func.id in self.foreign
             ):
-                return self.imported(func.id, node)
+                return interproc.imported(self, func.id, node)
             if callee is None and helper is not None:
-                read, value = self.specialise(
-                    helper, node, values, method=isinstance(func, ast.Attribute)
+                read, value = interproc.specialise(
+                    self, helper, node, values, method=isinstance(func, ast.Attribute)
                 )
-                return value if read else self.summary(helper)
+                return value if read else interproc.summary(self, helper)
         if isinstance(receiver, Instance) and method is not None:
-            return self.instance_call(receiver, method, node, values)
+            return interproc.instance_call(self, receiver, method, node, values)
         if (
             isinstance(func, ast.Name)
             and func.id == "map"
@@ -1231,7 +949,7 @@ class Interpreter:
         ):
             return self.map_call(args[0].value, args[1].value, origin)
         if qualified == "functools.partial" and args and isinstance(args[0].value, ast.Name):
-            bound = self.function_named(args[0].value.id, method=False)
+            bound = interproc.function_named(self, args[0].value.id, method=False)
             if bound is not None and not any(arg.star for arg in args):
                 return Partial(origin, bound, tuple(args[1:]), tuple(values[1:]))
             return None
@@ -1262,187 +980,6 @@ class Interpreter:
     # -- sinks -----------------------------------------------------------------------------------
 
 
-SPECIALISE_DEPTH = 2
-"""How deep a chain of helpers is read with its callers' values (a caller, its helper, and the
-helper that one calls with what it was given)."""
-
-
-@dataclass(frozen=True)
-class _Sites:
-    """The module's functions by id, and for each the calls of it the module shows."""
-
-    functions: dict[int, FunctionNode]
-    calls: dict[int, set[int]]
-
-
-def _call_sites(tree: ast.Module) -> _Sites:
-    """Where each function of the module is called, as far as the text shows every call.
-
-    A function by its name (``helper(...)``); a method by ``self.method(...)`` within its
-    class.  A module's ``forward`` also where its class's only instance in the module,
-    ``self.attr = Class(...)``, is called (``self.attr(...)``, ``self.attr.forward(...)``).
-    No entry (its calls are not all known) for a function whose name is also used otherwise
-    (handed to ``checkpoint`` or ``partial``, assigned), for the methods of a class another
-    class of the module extends or that ``super()`` reaches, and for a ``forward`` whose class
-    is instantiated more than once or other than into ``self.attr`` (a list of layers).
-    """
-    functions: dict[int, FunctionNode] = {}
-    owner: dict[int, ast.ClassDef] = {}
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions[id(node)] = node
-        elif isinstance(node, ast.ClassDef):
-            for statement in node.body:
-                owner[id(statement)] = node
-    extended = {
-        base.id
-        for node in ast.walk(tree)
-        if isinstance(node, ast.ClassDef)
-        for base in node.bases
-        if isinstance(base, ast.Name)
-    }
-    by_name: dict[str, list[ast.Call]] = {}
-    made: dict[str, list[int]] = {}
-    held: dict[int, str] = {}
-    escaped: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Name):
-                by_name.setdefault(func.id, []).append(node)
-                made.setdefault(func.id, []).append(id(node))
-            elif isinstance(func, ast.Attribute) and _self_attribute(func):
-                by_name.setdefault(func.attr, []).append(node)
-            elif (
-                isinstance(func, ast.Attribute)
-                and func.attr == "forward"
-                and isinstance(func.value, ast.Attribute)
-                and _self_attribute(func.value)
-            ):
-                by_name.setdefault(func.value.attr, []).append(node)
-            elif (
-                isinstance(func, ast.Attribute)
-                and isinstance(func.value, ast.Call)
-                and isinstance(func.value.func, ast.Name)
-                and func.value.func.id == "super"
-            ):
-                escaped.add(func.attr)  # super().forward(...): called from a subclass
-        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load):
-            name = node.id if isinstance(node, ast.Name) else node.attr
-            if isinstance(node, ast.Attribute) and not _self_attribute(node):
-                continue
-            parent = parents.get(id(node))
-            called = isinstance(parent, ast.Call) and parent.func is node
-            # `self.decoder.layers`, `self.decoder.forward(...)`: a use of the instance;
-            # `for layer in self.layers`, `self.layers[i](...)`: its layers, followed below
-            member = isinstance(parent, (ast.Attribute, ast.Subscript)) or (
-                isinstance(parent, ast.For) and parent.iter is node
-            )
-            if not called and not member:
-                escaped.add(name)  # checkpoint(self.block, x), partial(helper), f = helper
-        if (
-            isinstance(node, ast.Assign)
-            and len(node.targets) == 1
-            and isinstance(node.targets[0], ast.Attribute)
-            and _self_attribute(node.targets[0])
-            and isinstance(node.value, ast.Call)
-        ):
-            held[id(node.value)] = node.targets[0].attr
-            listed = node.value.args[0] if node.value.args else None
-            if isinstance(listed, (ast.ListComp, ast.GeneratorExp)):
-                held[id(listed.elt)] = f"{node.targets[0].attr}[]"
-            elif isinstance(listed, (ast.List, ast.Tuple)):
-                for element in listed.elts:
-                    held[id(element)] = f"{node.targets[0].attr}[]"
-        if (
-            isinstance(node, ast.For)
-            and isinstance(node.iter, ast.Attribute)
-            and _self_attribute(node.iter)
-            and isinstance(node.target, ast.Name)
-        ):
-            layer = node.target.id
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.Name) and inner.id == layer and inner is not node.target:
-                    above = parents.get(id(inner))
-                    if isinstance(above, ast.Call) and above.func is inner:
-                        by_name.setdefault(f"{node.iter.attr}[]", []).append(above)
-                    else:
-                        escaped.add(f"{node.iter.attr}[]")  # the layer handed on
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Subscript)
-            and isinstance(node.func.value, ast.Attribute)
-            and _self_attribute(node.func.value)
-        ):
-            by_name.setdefault(f"{node.func.value.attr}[]", []).append(node)  # self.layers[i](x)
-    calls: dict[int, set[int]] = {}
-    for key, function in functions.items():
-        cls = owner.get(key)
-        if function.name in escaped or (cls is not None and cls.name in extended):
-            continue
-        found = {
-            id(call)
-            for call in by_name.get(function.name, [])
-            if cls is None or _inside(call, cls) or function.name == "forward"
-        }
-        if function.name == "forward" and cls is not None:
-            instances = made.get(cls.name, [])
-            attribute = held.get(instances[0], "") if len(instances) == 1 else ""
-            if not attribute or {attribute, attribute.removesuffix("[]")} & escaped:
-                continue
-            found |= {id(call) for call in by_name.get(attribute, [])}
-        calls[key] = found
-    return _Sites(functions, calls)
-
-
-def _says_what_it_is(value: object) -> bool:
-    """A mask whose meaning the code shows: allowed or forbidden, a triangle, or additive."""
-    return isinstance(value, Mask) and (
-        value.meaning is not None or value.true_set is not None or value.kind == "additive"
-    )
-
-
-def _self_attribute(node: ast.Attribute) -> bool:
-    """``self.name``."""
-    return isinstance(node.value, ast.Name) and node.value.id == "self"
-
-
-BY_NAME = ("AM103", "AM104", "AM105", "AM702")
-"""The rules whose evidence is a name (warnings): what the callers pass may contradict it."""
-
-POLARITY = ("AM101", "AM102", "AM103", "AM104", "AM105")
-"""The rules about which convention a mask has: where caller and helper disagree on it, the
-finding goes to the caller (the helper is right for the masks it was written for).  Other
-rules are about an operation, and stay where it is written."""
-
-
-def _informative(value: object) -> bool:
-    """Whether a caller's value tells a helper more than its parameter's name would."""
-    if isinstance(value, (Mask, KeyCat)):
-        return True
-    if isinstance(value, Scores):
-        return value.penalised is not None  # what a helper's softcap does to the penalty
-    if isinstance(value, Tensor):
-        return value.dtype == "int" or value.sizes is not None or value.holds is not None
-    if isinstance(value, Transposed):
-        return value.sizes is not None  # heads split off: the scores' rank
-    return isinstance(value, Dim) and (
-        value.role is not None or value.value is not None or value.cache is not None
-    )
-
-
-def _hoisted(body: Sequence[ast.stmt]) -> dict[str, FunctionNode]:
-    """The functions a block defines at its top level, by name (the last definition wins)."""
-    return {
-        statement.name: statement
-        for statement in body
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
-
-
 def _moves_the_last_axis(elements: list[ast.expr]) -> bool:
     """``[:, None, :, None]``, ``[:, :, None]``: at most two whole axes, a new one last."""
     return (
@@ -1452,11 +989,3 @@ def _moves_the_last_axis(elements: list[ast.expr]) -> bool:
         and all(_whole(element) or is_none(element) for element in elements)
         and sum(1 for element in elements if _whole(element)) <= 2
     )
-
-
-def _returned(returned: list[AnyValue | None]) -> AnyValue | None:
-    """What every ``return`` of a function agrees on (None when nothing is known)."""
-    if not returned:
-        return None
-    value = join([{"r": UNKNOWN if one is None else one} for one in returned]).get("r")
-    return None if isinstance(value, (Unknown, Param)) else value
