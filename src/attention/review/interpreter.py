@@ -10,14 +10,14 @@ tests narrow, and a helper of the same module is followed into (its return value
 more with the masks its caller passes).  What the pass cannot tell is unknown, and unknown is
 silence.
 
-This module knows Python: statements, expressions, scopes, branches and calls across the
-checked code's functions.  What a torch operation makes of a value is in
-:mod:`~attention.review.ops` (one module per kind of operation,
-:mod:`~attention.review.ops.calls` for calls), what an attention API does with a mask in
-:mod:`~attention.review.api_calls` and
-:mod:`~attention.review.apis`, the abstract values and their join in
-:mod:`~attention.review.values`, and each rule's check beside its examples in
-:mod:`~attention.review.rules`.
+This module knows Python: statements and expressions.  The names, branches and narrowing on
+tests are :mod:`~attention.review.state`'s; calls across the checked code's functions
+:mod:`~attention.review.interproc`'s; the abstract values and their join
+:mod:`~attention.review.values`'.  What a torch operation makes of a value is a reading of
+:mod:`~attention.review.ops` (:mod:`~attention.review.ops.registry` files them by name and
+kind of value), what an attention API does with a mask is its row of
+:mod:`~attention.review.apis`, and the rules judge what the pass emits
+(:mod:`~attention.review.events`), each beside its examples in :mod:`~attention.review.rules`.
 
 >>> import ast
 >>> from attention.review.syntax import Source

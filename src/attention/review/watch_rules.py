@@ -133,7 +133,11 @@ class AttentionWatchError(Exception):
 
 @dataclass(frozen=True)
 class WatchRule:
-    """One runtime rule: what it catches (``message``), the fix, and the rows it rests on."""
+    """One runtime rule: what it catches (``message``), the fix, and the rows it rests on.
+
+    ``static``: the checker's rules (:mod:`attention.review.rules`) that find the same mistake
+    in the source, where the code shows it; the watch finds it in the values.
+    """
 
     code: str
     name: str
@@ -141,6 +145,7 @@ class WatchRule:
     message: str
     fix: str
     warning: type[AttentionWatchWarning]
+    static: tuple[str, ...] = ()
 
 
 _RULES = (
@@ -162,6 +167,7 @@ _RULES = (
             "the mask with ~ where it was built for the other convention"
         ),
         warning=InvertedMaskWarning,
+        static=("AM101", "AM102", "AM105"),
     ),
     WatchRule(
         code="AW202",
@@ -181,6 +187,7 @@ _RULES = (
             "or drop those rows before the loss; what they return depends on the API and path"
         ),
         warning=FullyMaskedRowWarning,
+        static=("AM601", "AM602"),
     ),
     WatchRule(
         code="AW203",
@@ -204,6 +211,7 @@ _RULES = (
             "wants; SDPA wants ids != pad), and drop batch items that are all padding"
         ),
         warning=PaddingHidesItemWarning,
+        static=("AM102", "AM103"),
     ),
     WatchRule(
         code="AW204",
@@ -223,6 +231,7 @@ _RULES = (
             "torch.zeros(shape).masked_fill(forbidden, float('-inf'))"
         ),
         warning=PositiveAdditiveMaskWarning,
+        static=("AM201",),
     ),
     WatchRule(
         code="AW205",
@@ -236,6 +245,7 @@ _RULES = (
         fix="an additive mask holds 0 where a key is allowed and -inf (or a large negative) "
         "where it is not; find where the NaN or +inf came from (0 * inf, inf - inf)",
         warning=NonFiniteMaskWarning,
+        static=("AM205",),
     ),
     WatchRule(
         code="AW206",
@@ -253,6 +263,7 @@ _RULES = (
         fix="build the mask in the query's dtype with torch.finfo(query.dtype).min, once "
         "(not summed), or use a Boolean mask",
         warning=MaskOverflowWarning,
+        static=("AM202",),
     ),
     WatchRule(
         code="AW207",
@@ -268,6 +279,7 @@ _RULES = (
             "torch.nn.attention.bias.causal_lower_right(L, S) as attn_mask"
         ),
         warning=CausalShapeWarning,
+        static=("AM302", "AM304"),
     ),
 )
 
@@ -287,6 +299,7 @@ _SOFTMAX_RULES = (
             "adding to them, where padded keys may hold NaN"
         ),
         warning=NanScoresWarning,
+        static=("AM204", "AM205"),
     ),
     WatchRule(
         code="AW209",
@@ -303,6 +316,7 @@ _SOFTMAX_RULES = (
             "summed"
         ),
         warning=MaskedSoftmaxRowWarning,
+        static=("AM603",),
     ),
     WatchRule(
         code="AW210",
@@ -317,6 +331,7 @@ _SOFTMAX_RULES = (
             "torch.finfo(scores.dtype).min"
         ),
         warning=WeakFillWarning,
+        static=("AM203",),
     ),
     WatchRule(
         code="AW211",
@@ -329,6 +344,7 @@ _SOFTMAX_RULES = (
         ),
         fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
         warning=SoftmaxAxisWarning,
+        static=("AM402",),
     ),
     WatchRule(
         code="AW212",
@@ -341,6 +357,7 @@ _SOFTMAX_RULES = (
         ),
         fix="take the softmax over the keys' axis, the last of [..., L, S]: softmax(dim=-1)",
         warning=SizeOneSoftmaxWarning,
+        static=("AM402",),
     ),
     WatchRule(
         code="AW213",
@@ -356,6 +373,7 @@ _SOFTMAX_RULES = (
             ".tril(S - L), or torch.nn.attention.bias.causal_lower_right(L, S)"
         ),
         warning=CausalAlignmentWarning,
+        static=("AM305",),
     ),
 )
 
@@ -382,6 +400,7 @@ _VALUE_RULES = (
             "padded on the left on purpose, ignore this rule"
         ),
         warning=ReversedPaddingWarning,
+        static=("AM102", "AM103"),
     ),
     WatchRule(
         code="AW215",
@@ -398,6 +417,7 @@ _VALUE_RULES = (
             "length)"
         ),
         warning=HiddenKeyNanWarning,
+        static=("AM205",),
     ),
     WatchRule(
         code="AW216",
@@ -414,6 +434,7 @@ _VALUE_RULES = (
             "ignore this rule"
         ),
         warning=QueryAxisSoftmaxWarning,
+        static=("AM402",),
     ),
     WatchRule(
         code="AW217",
@@ -446,6 +467,7 @@ _VALUE_RULES = (
             "watch sees this only where token ids embedded with a padding index show the layout"
         ),
         warning=BatchFirstInputWarning,
+        static=("AM801",),
     ),
 )
 
