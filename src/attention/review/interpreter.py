@@ -31,7 +31,6 @@ kind of value), what an attention API does with a mask is its row of
 from __future__ import annotations
 
 import ast
-import dataclasses
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Final
@@ -46,31 +45,21 @@ from attention.review import (
     rules,
     state,
 )
-from attention.review.events import IntegersInverted, emit
 from attention.review.interproc import (
     _hoisted,
 )
 from attention.review.ops import (
     arithmetic,
     calls,
-    dtypes,
+    comparisons,
     fills,
-    positions,
+    indexing,
     registry,
-    triangles,
-)
-from attention.review.ops.arithmetic import (
-    _pairwise,
-)
-from attention.review.ops.positions import (
-    PAIRWISE,
-    _positions_subscript,
 )
 from attention.review.project import Project
 from attention.review.provenance import (
     Const,
     Mask,
-    Meaning,
     Module,
     Origin,
     Scores,
@@ -90,10 +79,7 @@ from attention.review.syntax import (
     Arg,
     FunctionNode,
     Source,
-    _whole,
     call_args,
-    int_literal,
-    is_none,
     last_name,
     string_literal,
 )
@@ -108,8 +94,6 @@ from attention.review.values import (
     Layers,
     Param,
     Partial,
-    Positions,
-    Relative,
     RowConst,
     ScaledTensor,
     Tensor,
@@ -512,11 +496,11 @@ class Interpreter:
         if isinstance(node, ast.BinOp):
             return arithmetic.binary(self, node.left, node.op, node.right, node)
         if isinstance(node, ast.UnaryOp):
-            return self.unary(node)
+            return arithmetic.unary(self, node)
         if isinstance(node, ast.Compare):
-            return self.comparison(node)
+            return comparisons.comparison(self, node)
         if isinstance(node, ast.Subscript):
-            return self.subscript(node)
+            return indexing.subscript(self, node)
         if isinstance(node, ast.Constant):
             value = node.value
             if value is None:
@@ -649,200 +633,6 @@ class Interpreter:
             named = mask_from_name(attr, node)
             return named.but(batch=True) if named is not None else None
         return None
-
-    def unary(self, node: ast.UnaryOp) -> AnyValue | None:
-        """``-c`` and ``~mask``."""
-        value = self.ev(node.operand)
-        if isinstance(node.op, ast.USub) and isinstance(value, Const):
-            return dataclasses.replace(value, value=-value.value)
-        if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
-            return arithmetic.invert(self, value, node)
-        if isinstance(node.op, ast.Invert) and isinstance(value, Tensor) and value.dtype == "int":
-            emit(self, IntegersInverted(value, node))
-            return Mask("mask", Origin(node, "inverted integers"), "int")
-        if isinstance(node.op, ast.Invert) and value is None:
-            # `~x` runs on Boolean and integer tensors only (a float raises): times a Python
-            # float it is float32
-            return Tensor(Origin(node, ""), "bool")
-        return None
-
-    def comparison(self, node: ast.Compare) -> AnyValue | None:
-        """``ids == pad``, ``mask == 0``, ``mask > 0``: a Boolean mask and its meaning."""
-        left = self.ev(node.left)
-        rights = [self.ev(comparator) for comparator in node.comparators]
-        if len(node.ops) != 1:
-            return None
-        operator = node.ops[0]
-        right_node = node.comparators[0]
-        right = rights[0]
-        if isinstance(left, Relative) or isinstance(right, Relative):
-            return positions.relative_compared(self, node, left, right, right_node, type(operator))
-        if isinstance(left, Positions) or isinstance(right, Positions):
-            return positions.positions_compared(
-                self, node, (left, node.left), (right, right_node), type(operator)
-            )
-        equal = isinstance(operator, ast.Eq)
-        unequal = isinstance(operator, ast.NotEq)
-        if (
-            (equal or unequal)
-            and left is None
-            and right is None
-            and _pairwise(node.left, right_node)
-        ):
-            # seg[:, :, None] != seg[:, None, :]: a [B, L, L] Boolean mask (a document or
-            # segment mask), whose meaning the API it reaches decides
-            rank = (
-                len(node.left.slice.elts)
-                if isinstance(node.left, ast.Subscript) and isinstance(node.left.slice, ast.Tuple)
-                else None
-            )
-            return Mask("mask", Origin(node, "a pairwise comparison"), dtype="bool", ndim=rank)
-        if equal or unequal:
-            for side in (node.left, right_node):
-                name = last_name(side)
-                if name is not None and "pad" in name.lower():
-                    meaning: Meaning = "forbidden" if equal else "allowed"
-                    return Mask(
-                        "mask",
-                        Origin(node, ""),
-                        dtype="bool",
-                        meaning=meaning,
-                        key_padding=True,
-                        ndim=2,
-                    )
-        if (
-            isinstance(left, Mask)
-            and left.kind == "mask"
-            and isinstance(right, Const)
-            and right.value in (0.0, 1.0)
-        ):
-            flip = (equal and right.value == 0.0) or (unequal and right.value == 1.0)
-            keep = (equal and right.value == 1.0) or (unequal and right.value == 0.0)
-            keep = keep or (isinstance(operator, ast.Gt) and right.value == 0.0)
-            if flip:
-                return left.flipped(Origin(node, "")).but(dtype="bool")
-            if keep:
-                return left.but(dtype="bool", origin=Origin(node, ""), hf=False)
-        if isinstance(left, Mask) and left.kind == "additive" and isinstance(right, Const):
-            return Mask("mask", Origin(node, "a comparison"), dtype="bool")
-        if (
-            (equal or unequal)
-            and left is None
-            and isinstance(right, Const)
-            and right.value in (0.0, 1.0)
-        ):
-            # adj == 0 of a tensor the pass does not know: Boolean, its meaning left to the API;
-            # that it is a mask at all is a guess (dist == 1 may be a bonus), as a name's is
-            return Mask(
-                "mask", Origin(node, "a comparison with 0 or 1"), dtype="bool", by_name=True
-            )
-        return None
-
-    def subscript(self, node: ast.Subscript) -> AnyValue | None:
-        """``m[:, None, :]``: the mask's new number of axes and where its key axis went."""
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-            tensor = self.ev(node.value.value)
-            if not isinstance(node.slice, (ast.Slice, ast.Tuple)):
-                return dtypes.size_of(self, node.value.value, tensor, node.slice, node)
-        base = self.ev(node.value)
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        for element in elements:
-            if not isinstance(element, ast.Slice):
-                self.ev(element)
-        if len(elements) == 1 and string_literal(elements[0]) == "attention_mask":
-            named = mask_from_name("attention_mask", node)
-            return named.but(batch=True) if named is not None else None
-        if isinstance(base, Scores):
-            if all(
-                isinstance(element, ast.Slice)
-                or (isinstance(element, ast.Constant) and element.value is Ellipsis)
-                for element in elements
-            ):
-                return base  # the same axes, cut
-            # an integer drops an axis, None adds one, a mask selects rows: the rank and the
-            # rows are no longer known
-            return dataclasses.replace(base, ndim=None, empty_row=None)
-        if isinstance(base, RowConst) and int_literal(node.slice) == 0:
-            return base  # s.max(-1, keepdim=True)[0]
-        if isinstance(base, Positions):
-            return _positions_subscript(base, elements, node)
-        if isinstance(base, Layers) and not isinstance(node.slice, ast.Slice):
-            return base.module
-        if isinstance(base, TupleValue):
-            position = int_literal(node.slice)
-            if position is not None and -len(base.values) <= position < len(base.values):
-                return base.values[position]  # type: ignore[return-value]
-            return None
-        if (
-            isinstance(base, (Tensor, Transposed))
-            and base.sizes is not None
-            and len(base.sizes) >= 2
-            and int_literal(node.slice) is not None
-        ):
-            # qkv[0] of a permuted [3, B, H, N, d]: one part, its rank one less
-            dtype = base.dtype if isinstance(base, Tensor) else None
-            return Tensor(Origin(node, ""), dtype, sizes=base.sizes[1:])
-        if isinstance(base, Tensor) and base.dtype is not None:
-            # an integer tensor stays one, whatever is indexed
-            return Tensor(Origin(node, ""), base.dtype, base.wide)
-        name = last_name(node.value)
-        if (
-            (base is None or isinstance(base, Param))
-            and name is not None
-            and "mask" in name.lower()
-            and _moves_the_last_axis(elements)
-        ):
-            # a mask by its name, of unknown rank and meaning: what the subscript does to it
-            # counts once its rank is shown (Mask.ranked)
-            base = Mask("mask", Origin(node.value, f"`{name}` by its name"), by_name=True)
-        if not isinstance(base, Mask):
-            return None
-        if base.true_set is not None and len(elements) >= 2:
-            triangles.corner_cut(self, base.true_set, elements[-2], elements[-1], node)
-        new_axes = sum(1 for element in elements if is_none(element))
-        ellipsis = any(
-            isinstance(element, ast.Constant) and element.value is Ellipsis for element in elements
-        )
-        integers = sum(
-            1
-            for element in elements
-            if not isinstance(element, ast.Slice)
-            and not is_none(element)
-            and not (isinstance(element, ast.Constant) and element.value is Ellipsis)
-        )
-        consumed = sum(1 for element in elements if not is_none(element))
-        key_last = base.key_last
-        # a trailing None moves the key axis only when every axis was named before it
-        if is_none(elements[-1]) and (
-            ellipsis or (base.ndim is not None and consumed >= base.ndim)
-        ):
-            key_last = False
-        ndim = base.ndim + new_axes - integers if base.ndim is not None else None
-        pairwise = base.empty_row is not None and base.empty_row.reason == PAIRWISE
-        if (
-            (base.ndim is None or base.by_name)
-            and base.key_last
-            and base.true_set is None
-            and not pairwise  # [.., L, S] already: `pair[:, None]` adds the heads' axis
-            and _moves_the_last_axis(elements)
-        ):
-            # mask[:, None, :, None]: of a [B, S] mask, the keys go to the query axis (a rank
-            # a name gives is a guess: it too waits to be shown)
-            return base.but(
-                unranked_at=Origin(node, ""),
-                unranked_ndim=len(elements),
-                empty_row=None,
-                head_axes=None,
-            )
-        row = base.empty_row if key_last else None
-        return base.but(
-            key_last=key_last,
-            ndim=ndim,
-            unranked_at=None,
-            unranked_ndim=None,
-            empty_row=row,
-            head_axes=None,
-        )
 
     # -- binary operations -----------------------------------------------------------------------
 
@@ -978,14 +768,3 @@ class Interpreter:
         return self.argument(node, values, argument.position, argument.keyword)
 
     # -- sinks -----------------------------------------------------------------------------------
-
-
-def _moves_the_last_axis(elements: list[ast.expr]) -> bool:
-    """``[:, None, :, None]``, ``[:, :, None]``: at most two whole axes, a new one last."""
-    return (
-        len(elements) >= 2
-        and is_none(elements[-1])
-        and _whole(elements[-2])
-        and all(_whole(element) or is_none(element) for element in elements)
-        and sum(1 for element in elements if _whole(element)) <= 2
-    )

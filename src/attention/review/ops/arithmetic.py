@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from attention.review import state
 from attention.review.events import (
     AdditiveMasksSummed,
+    IntegersInverted,
     MaskAdded,
     MaskInverted,
     MaskRanked,
@@ -19,7 +20,7 @@ from attention.review.events import (
     ZerosTimesConstant,
     emit,
 )
-from attention.review.ops import fills, normalisation, products
+from attention.review.ops import arithmetic, fills, normalisation, products
 from attention.review.ops.positions import (
     PAIRWISE,
     _shifted,
@@ -520,3 +521,20 @@ def compared_to_padding(ev: Interpreter, c: Call) -> Reading:
             return Mask("mask", origin, "bool", polarity, key_padding=True, ndim=2)
         return None
     return NOT_MINE
+
+
+def unary(ev: Interpreter, node: ast.UnaryOp) -> AnyValue | None:
+    """``-c`` and ``~mask``."""
+    value = ev.ev(node.operand)
+    if isinstance(node.op, ast.USub) and isinstance(value, Const):
+        return dataclasses.replace(value, value=-value.value)
+    if isinstance(node.op, ast.Invert) and isinstance(value, Mask):
+        return arithmetic.invert(ev, value, node)
+    if isinstance(node.op, ast.Invert) and isinstance(value, Tensor) and value.dtype == "int":
+        emit(ev, IntegersInverted(value, node))
+        return Mask("mask", Origin(node, "inverted integers"), "int")
+    if isinstance(node.op, ast.Invert) and value is None:
+        # `~x` runs on Boolean and integer tensors only (a float raises): times a Python
+        # float it is float32
+        return Tensor(Origin(node, ""), "bool")
+    return None
