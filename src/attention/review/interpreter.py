@@ -52,6 +52,7 @@ from attention.review.ops import (
     arithmetic,
     calls,
     comparisons,
+    constructors,
     fills,
     indexing,
     registry,
@@ -88,16 +89,13 @@ from attention.review.values import (
     UNKNOWN,
     AnyValue,
     Dim,
-    Finfo,
     Hit,
     Instance,
     Layers,
     Param,
     Partial,
-    RowConst,
     ScaledTensor,
     Tensor,
-    Transposed,
     TupleValue,
     _narrowest_overflowed,
     join,
@@ -201,10 +199,11 @@ class Interpreter:
         for statement in tree.body:
             if isinstance(statement, ast.Import):
                 for alias in statement.names:
-                    if alias.name == "torch" and alias.asname:
-                        self.top_imports[alias.asname] = "torch"
-                    elif alias.name.split(".")[0] == "torch" and not alias.asname:
-                        self.top_imports["torch"] = "torch"  # `import torch.nn` binds torch
+                    # the name each top-level import binds, and the module it stands for
+                    # (`import a.b` binds a, to module a)
+                    top = alias.name.split(".")[0]
+                    bound = alias.asname or top
+                    self.top_imports[bound] = alias.name if alias.asname else top
         self.defs[0].update(_hoisted(tree.body))
         self.class_defs = {
             statement.name: statement
@@ -608,31 +607,14 @@ class Interpreter:
                 self.scan(child)
 
     def attribute(self, node: ast.Attribute) -> AnyValue | None:
-        """``x.attr``: ``self`` attributes, ``inf``, ``finfo(...).min``, ``.T``."""
+        """``x.attr``: a ``self`` attribute; any other attribute is an operation's."""
         attr = node.attr
         if isinstance(node.value, ast.Name) and node.value.id == "self":
             found = self.attributes[-1].get(attr)
             if found is UNKNOWN:
                 return None
             return found if found is not None else mask_from_name(attr, node)
-        if self.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
-            return Const(float("inf"), Origin(node, "inf"))
-        base = self.ev(node.value)
-        if attr in ("min", "max") and isinstance(base, Finfo):
-            sign = -1.0 if attr == "min" else 1.0
-            if base.absolute:
-                return Const(sign * 3.4028234663852886e38, Origin(node, "float32's finfo"))
-            return Const(sign * 3.0e38, Origin(node, f"torch.finfo(...).{attr}"), finfo=True)
-        if attr in ("mT", "T", "mH"):
-            return Transposed(Origin(node, "transposed"))
-        if attr == "data" and isinstance(base, (Mask, Scores)):
-            return base
-        if attr == "values" and isinstance(base, RowConst):
-            return base
-        if attr == "attention_mask":
-            named = mask_from_name(attr, node)
-            return named.but(batch=True) if named is not None else None
-        return None
+        return constructors.attribute(self, node)
 
     # -- binary operations -----------------------------------------------------------------------
 

@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING
 
 from attention.review.ops import dtypes, fills
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation, shorts
-from attention.review.provenance import Const, Mask, Origin
+from attention.review.provenance import Const, Mask, Origin, Scores, mask_from_name
 from attention.review.sinks import CONSTRUCTORS, PADDED_ONES
 from attention.review.syntax import int_literal, last_name, string_literal
-from attention.review.values import Finfo, Tensor
+from attention.review.values import AnyValue, Finfo, RowConst, Tensor, Transposed
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
@@ -138,3 +138,26 @@ def _int_literals(node: ast.AST) -> bool:
     if isinstance(node, (ast.List, ast.Tuple)):
         return bool(node.elts) and all(_int_literals(element) for element in node.elts)
     return int_literal(node) is not None
+
+
+def attribute(ev: Interpreter, node: ast.Attribute) -> AnyValue | None:
+    """``x.attr`` of a value: ``inf``, ``finfo(...).min``, ``.T``, ``.data``, a tokenizer's mask."""
+    attr = node.attr
+    if ev.qualname(node) in ("math.inf", "torch.inf", "numpy.inf"):
+        return Const(float("inf"), Origin(node, "inf"))
+    base = ev.ev(node.value)
+    if attr in ("min", "max") and isinstance(base, Finfo):
+        sign = -1.0 if attr == "min" else 1.0
+        if base.absolute:
+            return Const(sign * 3.4028234663852886e38, Origin(node, "float32's finfo"))
+        return Const(sign * 3.0e38, Origin(node, f"torch.finfo(...).{attr}"), finfo=True)
+    if attr in ("mT", "T", "mH"):
+        return Transposed(Origin(node, "transposed"))
+    if attr == "data" and isinstance(base, (Mask, Scores)):
+        return base
+    if attr == "values" and isinstance(base, RowConst):
+        return base
+    if attr == "attention_mask":
+        named = mask_from_name(attr, node)
+        return named.but(batch=True) if named is not None else None
+    return None
