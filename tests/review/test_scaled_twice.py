@@ -48,7 +48,6 @@ def test_a_division_on_one_path_only_is_not_taken_for_two() -> None:
 
 def test_scores_no_softmax_reads_are_no_attention_finding() -> None:
     source = _HEAD + (
-        "    scores = q @ k.transpose(-2, -1) / math.sqrt(d)\n"
-        "    return scores / math.sqrt(d)\n"
+        "    scores = q @ k.transpose(-2, -1) / math.sqrt(d)\n    return scores / math.sqrt(d)\n"
     )
     assert [finding.code for finding in check_source(source, "case.py")] == []
