@@ -91,11 +91,13 @@ REQUIRED = [
     "onnxruntime.Attention.attn_mask.bool",
     "mlx.fast.scaled_dot_product_attention.mask.bool",
     "mlx.fast.scaled_dot_product_attention.mask.causal.alignment",
+    "transformers.mistral.sliding_window",
 ]
 """Rows the cross-framework page must have, each verifiable on a CPU machine."""
 
 CUDA_ONLY = [
     "flash_attn.flash_attn_func.causal.alignment",
+    "flash_attn.flash_attn_func.window_size",
     "xformers.LowerTriangularFromBottomRightMask.alignment",
 ]
 """Rows that need a CUDA device: listed with their source, never shown as verified here."""
@@ -103,7 +105,8 @@ CUDA_ONLY = [
 FLIPPED_SEPARATELY = frozenset(
     claim.id
     for claim in CLAIMS
-    if claim.id.startswith("transformers.llama.") or claim.framework in ("onnx", "onnxruntime", "mlx")
+    if claim.id.startswith(("transformers.llama.", "transformers.mistral."))
+    or claim.framework in ("onnx", "onnxruntime", "mlx")
 )
 """Rows whose live flips are in tests/test_semantics_ecosystem_flips.py (decoders, ONNX, MLX)."""
 

@@ -41,8 +41,14 @@ BY_ID = {claim.id: claim for claim in CLAIMS}
 FLIPPED_HERE = FLIPPED_SEPARATELY  # tests/test_semantics_ecosystem_live.py breaks the others
 
 LLAMA = "transformers.llama."
-FOUR_D = [f"{LLAMA}attention_mask.4d.{d}.{i}" for d in ("bool", "float01", "int01") for i in ("eager", "sdpa")]
+FOUR_D = [
+    f"{LLAMA}attention_mask.4d.{d}.{i}"
+    for d in ("bool", "float01", "int01")
+    for i in ("eager", "sdpa")
+]
 LLAMA_ROWS = {claim_id for claim_id in FLIPPED_HERE if claim_id.startswith(LLAMA)}
+WINDOW = "transformers.mistral.sliding_window"
+DECODER_ROWS = LLAMA_ROWS | {WINDOW}
 
 
 def _zero_rows_to_nan(output: torch.Tensor) -> torch.Tensor:
@@ -66,7 +72,9 @@ def _wrap_sdpa(monkeypatch: pytest.MonkeyPatch, edit: Callable[[dict[str, Any]],
 
 def _binary_as_allowed(mask: Any) -> Any:
     """A 0 / 1 mask of any dtype read as Boolean *allowed* (what #46458 asked transformers to do)."""
-    if mask is None or (mask.dtype.is_floating_point and not bool(((mask == 0) | (mask == 1)).all())):
+    if mask is None or (
+        mask.dtype.is_floating_point and not bool(((mask == 0) | (mask == 1)).all())
+    ):
         return mask
     floor = torch.finfo(torch.float32).min
     return torch.where(mask != 0, 0.0, floor)
@@ -76,7 +84,9 @@ def _patch_eager(monkeypatch: pytest.MonkeyPatch, edit: Callable[[Any], Any]) ->
     """Llama's eager attention with its ``attention_mask`` (5th argument) edited first."""
     real = modeling_llama.eager_attention_forward
 
-    def eager(module: Any, query: Any, key: Any, value: Any, attention_mask: Any, *args: Any, **kw: Any) -> Any:
+    def eager(
+        module: Any, query: Any, key: Any, value: Any, attention_mask: Any, *args: Any, **kw: Any
+    ) -> Any:
         return real(module, query, key, value, edit(attention_mask), *args, **kw)
 
     monkeypatch.setattr(modeling_llama, "eager_attention_forward", eager)
@@ -116,6 +126,7 @@ def llama_empty_rows_nan(monkeypatch: pytest.MonkeyPatch) -> None:
             return _zero_rows_to_nan(output), weights
 
         monkeypatch.setitem(ALL_ATTENTION_FUNCTIONS._global_mapping, name, forward)
+
     def eager_mask(mask: Any) -> Any:
         if mask is not None and mask.dtype.is_floating_point:
             return mask.masked_fill(mask == torch.finfo(mask.dtype).min, float("-inf"))
@@ -156,6 +167,18 @@ def llama_packed_detection_always(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model, "forward", forward)
 
 
+def mistral_window_one_key_wider(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``sliding_window=W`` read as flash-attn reads ``window_size=(W, 0)``: W + 1 keys."""
+
+    def overlay(sliding_window: int) -> Callable[..., Any]:
+        def inner_mask(batch_idx: Any, head_idx: Any, q_idx: Any, kv_idx: Any) -> Any:
+            return kv_idx >= q_idx - sliding_window
+
+        return inner_mask
+
+    monkeypatch.setattr(transformers.masking_utils, "sliding_window_overlay", overlay)
+
+
 # --- ONNX: the reference evaluator and onnxruntime ---------------------------------------------
 
 
@@ -177,7 +200,9 @@ def _without_causal(model: Any) -> Any:
 def onnx_reference_bool_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
     real = ReferenceEvaluator.run
     monkeypatch.setattr(
-        ReferenceEvaluator, "run", lambda self, names, feeds: real(self, names, _invert_bool_feed(feeds))
+        ReferenceEvaluator,
+        "run",
+        lambda self, names, feeds: real(self, names, _invert_bool_feed(feeds)),
     )
 
 
@@ -194,7 +219,9 @@ def onnx_reference_empty_rows_nan(monkeypatch: pytest.MonkeyPatch) -> None:
     real = ReferenceEvaluator.run
 
     def run_(self: Any, names: Any, feeds: Any) -> Any:
-        return [np.asarray(_zero_rows_to_nan(torch.from_numpy(out))) for out in real(self, names, feeds)]
+        return [
+            np.asarray(_zero_rows_to_nan(torch.from_numpy(out))) for out in real(self, names, feeds)
+        ]
 
     monkeypatch.setattr(ReferenceEvaluator, "run", run_)
 
@@ -302,7 +329,7 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
         llama_sdpa_bool_inverted,
         {f"{LLAMA}attention_mask.4d.bool.sdpa"},
         # the masks transformers builds for SDPA are Boolean too
-        LLAMA_ROWS,
+        DECODER_ROWS,
     ),
     (
         llama_binary_masks_read_as_allowed,
@@ -321,7 +348,12 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
         {f"{LLAMA}position_ids.packed.use_cache", f"{LLAMA}position_ids.packed.attention_mask_2d"},
         set(),
     ),
-    (onnx_reference_bool_inverted, {"onnx.Attention.attn_mask.bool"}, {"onnx.Attention.fully_masked_row"}),
+    (mistral_window_one_key_wider, {WINDOW}, set()),
+    (
+        onnx_reference_bool_inverted,
+        {"onnx.Attention.attn_mask.bool"},
+        {"onnx.Attention.fully_masked_row"},
+    ),
     (onnx_reference_causal_ignored, {"onnx.Attention.is_causal.alignment"}, set()),
     (onnx_reference_empty_rows_nan, {"onnx.Attention.fully_masked_row"}, set()),
     (
@@ -332,7 +364,10 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
     (ort_causal_bottom_right, {"onnxruntime.Attention.is_causal.alignment"}, set()),
     (
         ort_empty_rows_nan,
-        {"onnxruntime.Attention.fully_masked_row", "onnxruntime.Attention.fully_masked_row.additive"},
+        {
+            "onnxruntime.Attention.fully_masked_row",
+            "onnxruntime.Attention.fully_masked_row.additive",
+        },
         set(),
     ),
     (
@@ -350,15 +385,17 @@ def _frameworks(rows: Iterable[str]) -> set[str]:
     return {BY_ID[row].framework for row in rows}
 
 
-@pytest.mark.parametrize(("flip", "must_fail", "may_fail"), FLIPS, ids=[f.__name__ for f, _, _ in FLIPS])
+@pytest.mark.parametrize(
+    ("flip", "must_fail", "may_fail"), FLIPS, ids=[f.__name__ for f, _, _ in FLIPS]
+)
 def test_a_flipped_library_fails_exactly_its_rows(
     flip: Flip, must_fail: set[str], may_fail: set[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     flip(monkeypatch)
     frameworks = _frameworks(must_fail)
     rows = [c for c in CLAIMS if c.id in FLIPPED_HERE and c.framework in frameworks]
-    if frameworks == {"transformers"}:  # only the decoder's rows: the BertModel row has its own
-        rows = [c for c in rows if c.id.startswith(LLAMA)]
+    if frameworks == {"transformers"}:  # only the decoders' rows: the BertModel row has its own
+        rows = [c for c in rows if c.id in DECODER_ROWS]
     results = {r.claim.id: r for r in run(rows)}
     failed = {claim_id for claim_id, r in results.items() if not r.ok}
     for claim_id in must_fail:

@@ -60,8 +60,13 @@ FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
     "jax": (f"{_PACKAGE}.jax_nn",),
     "flax": (f"{_PACKAGE}.flax_linen",),
     "keras": (f"{_PACKAGE}.keras_mha",),
-    "transformers": (f"{_PACKAGE}.transformers_bert", f"{_PACKAGE}.transformers_llama"),
-    "flash_attn": (f"{_PACKAGE}.flash_attn_func",),
+    # windows holds no probe: the reading of a sliding window that two frameworks share
+    "transformers": (
+        f"{_PACKAGE}.transformers_bert",
+        f"{_PACKAGE}.transformers_llama",
+        f"{_PACKAGE}.windows",
+    ),
+    "flash_attn": (f"{_PACKAGE}.flash_attn_func", f"{_PACKAGE}.windows"),
     "xformers": (f"{_PACKAGE}.xformers_bias",),
     "onnx": (f"{_PACKAGE}.onnx_attention",),
     "onnxruntime": (f"{_PACKAGE}.onnx_attention",),

@@ -46,7 +46,9 @@ def _model(*, causal: bool, mask: np.ndarray | None) -> Any:
     helper = onnx.helper
     names = ["Q", "K", "V"] + (["M"] if mask is not None else [])
     floats = onnx.TensorProto.FLOAT
-    types = [floats] * 3 + ([onnx.helper.np_dtype_to_tensor_dtype(mask.dtype)] if mask is not None else [])
+    types = [floats] * 3 + (
+        [onnx.helper.np_dtype_to_tensor_dtype(mask.dtype)] if mask is not None else []
+    )
     inputs = [helper.make_tensor_value_info(n, t, None) for n, t in zip(names, types, strict=True)]
     node = helper.make_node("Attention", names, ["Y"], is_causal=int(causal), scale=1.0)
     output = helper.make_tensor_value_info("Y", floats, None)

@@ -33,6 +33,7 @@ from attention.semantics.observe import (
     describe,
     empty_row_outcome,
 )
+from attention.semantics.probes.windows import window_reading
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -50,8 +51,9 @@ __all__ = [
     "mask_4d_int01_sdpa",
     "mask_reading",
     "packed_position_ids",
-    "packed_position_ids_with_cache",
     "packed_position_ids_with_2d_mask",
+    "packed_position_ids_with_cache",
+    "sliding_window",
     "tiny_llama",
 ]
 
@@ -67,10 +69,16 @@ PATTERN = torch.tensor([[True, False, True]] * 3)  # [L, S]: key 1 is the odd on
 PACKED = torch.tensor([[0, 1, 2, 0, 1, 2]])  # position_ids of two documents of 3 tokens
 
 
-def tiny_llama(implementation: Implementation) -> Any:
-    """A one-layer LlamaModel reading out its weights: zero scores, identity values."""
+def tiny_llama(implementation: Implementation, *, sliding_window: int | None = None) -> Any:
+    """A one-layer LlamaModel reading out its weights: zero scores, identity values.
+
+    With ``sliding_window`` it is a MistralModel instead (the same layers, and a config field
+    ``sliding_window``), so every layer attends within that window.
+    """
     transformers = framework_module("transformers")
-    config = transformers.LlamaConfig(
+    mistral = sliding_window is not None
+    extra = {"sliding_window": sliding_window} if mistral else {}
+    config = (transformers.MistralConfig if mistral else transformers.LlamaConfig)(
         vocab_size=16,
         hidden_size=WIDTH,
         intermediate_size=16,
@@ -80,10 +88,11 @@ def tiny_llama(implementation: Implementation) -> Any:
         head_dim=WIDTH,
         max_position_embeddings=32,
         attn_implementation=implementation,
+        **extra,
     )
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(0)
-        model = transformers.LlamaModel(config).eval()
+        model = (transformers.MistralModel if mistral else transformers.LlamaModel)(config).eval()
     if model.config._attn_implementation != implementation:
         raise ProbePathError(
             f"asked for attn_implementation={implementation!r}, the model uses "
@@ -242,9 +251,7 @@ def _cached_alignment(implementation: Implementation) -> str:
     transformers = framework_module("transformers")
     cache = transformers.DynamicCache(config=model.config)
     llama_weights(implementation, 2, model=model, cache=cache, use_cache=True)
-    weights = llama_weights(
-        implementation, 2, model=model, cache=cache, use_cache=True, offset=2
-    )
+    weights = llama_weights(implementation, 2, model=model, cache=cache, use_cache=True, offset=2)
     return causal_alignment(weights)  # [L=2, S=4]
 
 
@@ -293,3 +300,17 @@ def packed_position_ids_with_2d_mask() -> str:
     return _agree(
         {name: _packed(name, attention_mask=ones, use_cache=False) for name in IMPLEMENTATIONS}
     )
+
+
+WINDOW = 3  # sliding_window of the Mistral config: keys per query in a row of 6
+
+
+def _window(implementation: Implementation) -> str:
+    model = tiny_llama(implementation, sliding_window=WINDOW)
+    return window_reading(llama_weights(implementation, 6, model=model, use_cache=False), WINDOW)
+
+
+@probe("transformers.mistral.sliding_window", framework=FRAMEWORK)
+def sliding_window() -> str:
+    """How many keys ``sliding_window=3`` lets each of 6 queries see, on every implementation."""
+    return _agree({name: _window(name) for name in IMPLEMENTATIONS})
