@@ -171,6 +171,19 @@ def keras_scores_empty_row_uniform(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(softmax, "call", call)
 
 
+def keras_causal_dropped_with_dropout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The regression of keras issue 23038: a layer with dropout applies no causal mask."""
+    layer = keras.layers.MultiHeadAttention
+    real = layer._compute_attention
+
+    def compute(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if self._dropout > 0:
+            kwargs["use_causal_mask"] = False
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(layer, "_compute_attention", compute)
+
+
 def transformers_mask_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
     model = transformers.BertModel
     real = model.forward
@@ -216,6 +229,11 @@ LIVE_FLIPS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str], set[str]]
     (
         keras_scores_empty_row_uniform,
         {"keras.MultiHeadAttention.fully_masked_row.return_attention_scores"},
+        set(),
+    ),
+    (
+        keras_causal_dropped_with_dropout,
+        {"keras.MultiHeadAttention.use_causal_mask.dropout"},
         set(),
     ),
     (transformers_mask_inverted, {"transformers.attention_mask"}, set()),
