@@ -92,6 +92,8 @@ REQUIRED = [
     "mlx.fast.scaled_dot_product_attention.mask.bool",
     "mlx.fast.scaled_dot_product_attention.mask.causal.alignment",
     "transformers.mistral.sliding_window",
+    "transformers.llama.self_attn.is_causal.sdpa",
+    "transformers.llama.self_attn.is_causal.sdpa.padding",
 ]
 """Rows the cross-framework page must have, each verifiable on a CPU machine."""
 

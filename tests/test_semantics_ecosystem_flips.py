@@ -167,6 +167,32 @@ def llama_packed_detection_always(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model, "forward", forward)
 
 
+def llama_is_causal_honoured(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module's ``is_causal = False`` makes the model pass a bidirectional (padding-only) mask."""
+    model = modeling_llama.LlamaModel
+    real = model.forward
+
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        mask = kwargs.get("attention_mask")
+        if not all(layer.self_attn.is_causal for layer in self.layers) and mask is not None:
+            floor = torch.finfo(torch.float32).min
+            keep = mask[:, None, None, :].bool().expand(-1, 1, mask.shape[-1], -1)  # [B, 1, L, S]
+            kwargs["attention_mask"] = torch.where(keep, 0.0, floor)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+
+
+def llama_sdpa_is_causal_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The SDPA integration ignores the module's ``is_causal`` and always asks for causal."""
+    real = ALL_ATTENTION_FUNCTIONS["sdpa"]
+
+    def forward(*args: Any, **kwargs: Any) -> Any:
+        return real(*args, **{**kwargs, "is_causal": True})
+
+    monkeypatch.setitem(ALL_ATTENTION_FUNCTIONS._global_mapping, "sdpa", forward)
+
+
 def mistral_window_one_key_wider(monkeypatch: pytest.MonkeyPatch) -> None:
     """``sliding_window=W`` read as flash-attn reads ``window_size=(W, 0)``: W + 1 keys."""
 
@@ -348,6 +374,15 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
         {f"{LLAMA}position_ids.packed.use_cache", f"{LLAMA}position_ids.packed.attention_mask_2d"},
         set(),
     ),
+    (
+        llama_is_causal_honoured,
+        {
+            f"{LLAMA}self_attn.is_causal.{case}"
+            for case in ("eager", "sdpa.padding", "flex_attention")
+        },
+        set(),
+    ),
+    (llama_sdpa_is_causal_forced, {f"{LLAMA}self_attn.is_causal.sdpa"}, set()),
     (mistral_window_one_key_wider, {WINDOW}, set()),
     (
         onnx_reference_bool_inverted,

@@ -39,6 +39,10 @@ from attention.semantics.registry import framework_module, probe
 __all__ = [
     "Implementation",
     "cache_alignment",
+    "causal_off_eager",
+    "causal_off_flex",
+    "causal_off_sdpa",
+    "causal_off_sdpa_padding",
     "fully_masked_row_eager",
     "fully_masked_row_flex",
     "fully_masked_row_sdpa",
@@ -314,3 +318,51 @@ def _window(implementation: Implementation) -> str:
 def sliding_window() -> str:
     """How many keys ``sliding_window=3`` lets each of 6 queries see, on every implementation."""
     return _agree({name: _window(name) for name in IMPLEMENTATIONS})
+
+
+def _causal_off(implementation: Implementation, attention_mask: Tensor) -> str:
+    """``"applied"`` when ``self_attn.is_causal = False`` lets query 1 see the later key 2.
+
+    ``"ignored"`` when query 1 still sees only the keys up to itself that the mask allows.
+    """
+    model = tiny_llama(implementation)
+    model.layers[0].self_attn.is_causal = False  # what a bidirectional port of a decoder sets
+    weights = llama_weights(
+        implementation, 3, model=model, use_cache=False, attention_mask=attention_mask
+    )
+    row = weights[1]  # query 1: [3]
+    allowed = attention_mask[0].bool()  # the real (not padding) keys
+    if bool(row[2] > 0) and torch.equal(row > 0, allowed):
+        return "applied"
+    causal = allowed & (torch.arange(3) <= 1)
+    if torch.equal(row > 0, causal):
+        return "ignored"
+    return f"unrecognised: weights {describe(weights)}"
+
+
+NO_PADDING = torch.tensor([[1, 1, 1]])
+LEFT_PADDING = torch.tensor([[0, 1, 1]])
+
+
+@probe("transformers.llama.self_attn.is_causal.eager", framework=FRAMEWORK)
+def causal_off_eager() -> str:
+    """``is_causal = False`` on the attention module, eager, no padding."""
+    return _causal_off("eager", NO_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.sdpa", framework=FRAMEWORK)
+def causal_off_sdpa() -> str:
+    """``is_causal = False`` on the attention module, SDPA, no padding."""
+    return _causal_off("sdpa", NO_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.sdpa.padding", framework=FRAMEWORK)
+def causal_off_sdpa_padding() -> str:
+    """``is_causal = False`` on the attention module, SDPA, a padded batch (mask [0, 1, 1])."""
+    return _causal_off("sdpa", LEFT_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.flex_attention", framework=FRAMEWORK)
+def causal_off_flex() -> str:
+    """``is_causal = False`` on the attention module, FlexAttention, no padding."""
+    return _causal_off("flex_attention", NO_PADDING)
