@@ -645,7 +645,7 @@ def _verified(
                 span = [nodes.inline(days[0], days[0])]
                 span += [nodes.Text(" – "), nodes.inline(days[-1], days[-1])]
             # the records are CPU runs: a CUDA kernel may differ (an empty row, for one)
-            cpu = _paragraph(nodes.Text(labels["cpu_only"]), classes=["semantics-date"])
+            cpu = _paragraph(nodes.Text(labels["cpu_only"]), classes=["semantics-device"])
             return [*lines, _paragraph(*span, classes=["semantics-date"]), cpu]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
             text = labels["not_verified"]
