@@ -133,8 +133,8 @@ def _labels() -> dict[str, str]:
         "cite_versions": _("verified on {} on a CPU"),
         # Translators: in a copied citation of a PyTorch row, after its values and releases
         "cite_cpu": _("{}, on a CPU"),
-        # Translators: under the torch releases a row was verified on: no CUDA run checked it
-        "cpu_only": _("On a CPU; not verified on CUDA."),
+        # Translators: after the days a torch row was verified on: the device of every record
+        "cpu": _(" · CPU"),
     }
 
 
@@ -644,9 +644,10 @@ def _verified(
             if len(days) > 1:
                 span = [nodes.inline(days[0], days[0])]
                 span += [nodes.Text(" – "), nodes.inline(days[-1], days[-1])]
-            # the records are CPU runs: a CUDA kernel may differ (an empty row, for one)
-            cpu = _paragraph(nodes.Text(labels["cpu_only"]), classes=["semantics-device"])
-            return [*lines, _paragraph(*span, classes=["semantics-date"]), cpu]
+            # the records are CPU runs, and a CUDA kernel may differ (an empty row, for one): the
+            # device follows the days, a few bytes a row on a page near its weight budget
+            span.append(nodes.Text(labels["cpu"]))
+            return [*lines, _paragraph(*span, classes=["semantics-date"])]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
             text = labels["not_verified"]
             return [_paragraph(nodes.Text(text), classes=["semantics-not-verified"])]

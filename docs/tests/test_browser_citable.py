@@ -35,7 +35,11 @@ __all__ = ["browser"]  # the fixture, shared with test_browser.py
 
 LANGUAGES = ("en", "zh_CN")
 SLUG = {"en": "en", "zh_CN": "zh-cn"}  # Read the Docs' language slugs (docs/_ext/site_support.py)
-MASK_PAGES = ("reference/mask-semantics.html", "reference/cross-framework-masks.html")
+MASK_PAGES = (
+    "reference/mask-semantics.html",
+    "reference/cross-framework-masks.html",
+    "reference/decoder-masks.html",
+)
 PHONE, DESKTOP = 390, 1280
 
 # One reading per page and width: every table's overflow, names broken where they must not be,
@@ -258,7 +262,7 @@ def _verified_on(claim_id: str, language: str) -> str:
     joined = {value: (" 和 " if zh else " and ").join(found) for value, found in spans.items()}
     if zh:
         said = "，".join(f"torch {releases} 上为 {value}" for value, releases in joined.items())
-        return f"{said}，均在 CPU 上"
+        return f"{said}（CPU）"
     return ", ".join(f"{value} on torch {releases}" for value, releases in joined.items()) + (
         ", on a CPU"
     )
