@@ -1000,7 +1000,8 @@ def semantics_ecosystem(session: nox.Session) -> None:
     """
     session.install(
         *("-c", _constraints(session), "-c", str(ECOSYSTEM_CONSTRAINTS)),
-        *("-e", ".[test]"),
+        # the probes import torch: the pinned CPU build, from the torch extra
+        *("-e", ".[torch,test]"),
         *ECOSYSTEM_PACKAGES,
     )
     env = {"KERAS_BACKEND": "jax"}
