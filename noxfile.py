@@ -1042,21 +1042,27 @@ def semantics_matrix(session: nox.Session) -> None:
         shutil.rmtree(venv)
 
 
-# -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras and
-# Transformers, about 1 GB, and runs them) -------------------------------------------------------
+# -- the other frameworks' mask semantics (not in the default run: it installs JAX, Flax, Keras,
+# Transformers, ONNX, onnxruntime and MLX, about 1 GB, and runs them) -----------------------------
 
 ECOSYSTEM_CONSTRAINTS = paths.ECOSYSTEM_CONSTRAINTS
-ECOSYSTEM_PACKAGES = ("jax", "jaxlib", "flax", "keras", "transformers")
+ECOSYSTEM_PACKAGES = (
+    *("jax", "jaxlib", "flax", "keras", "transformers"),
+    # ONNX's reference evaluator, onnxruntime's CPU provider, MLX's CPU build for Linux
+    *("onnx", "onnxruntime", "mlx[cpu]"),
+)
 ECOSYSTEM_TESTS = (
     "tests/test_semantics_ecosystem.py",
     "tests/test_semantics_ecosystem_live.py",
+    "tests/test_semantics_ecosystem_flips.py",
     "tests/review/test_apis.py::test_the_positions_of_jax_are_its_signature",
 )
 
 
 @nox.session(default=False)
 def semantics_ecosystem(session: nox.Session) -> None:
-    """Every cross-framework claim against pinned JAX, Flax, Keras (JAX backend) and Transformers.
+    """Every cross-framework claim against pinned JAX, Flax, Keras (JAX backend), Transformers,
+    ONNX (reference evaluator and onnxruntime's CPU provider) and MLX (its Linux CPU build).
 
     Installs them with conf/constraints.txt and conf/constraints-ecosystem.txt (torch stays
     pinned), runs every row of conf/semantics-ecosystem.toml -- failing on any mismatch or probe
@@ -1067,7 +1073,8 @@ def semantics_ecosystem(session: nox.Session) -> None:
     """
     session.install(
         *("-c", _constraints(session), "-c", str(ECOSYSTEM_CONSTRAINTS)),
-        *("-e", ".[test]"),
+        # the probes import torch: the pinned CPU build, from the torch extra
+        *("-e", ".[torch,test]"),
         *ECOSYSTEM_PACKAGES,
     )
     env = {"KERAS_BACKEND": "jax"}

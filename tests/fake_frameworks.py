@@ -38,6 +38,7 @@ class Behaviour:
     empty_row: str = "uniform"  # a row with no allowed key: uniform / zeros / nan
     float_mask: str = "error"  # a floating mask: error / boolean (nonzero = keep)
     bias_ignored: bool = False  # the additive bias is dropped
+    window_counts_self: bool = False  # window_size=(W, 0) covers W keys, the query's included
 
 
 FAITHFUL_JAX = Behaviour()
@@ -159,11 +160,23 @@ def _torch_attention(
 def fake_flash_attn(behaviour: Behaviour = FAITHFUL_FLASH) -> dict[str, ModuleType]:
     """``flash_attn`` with a ``flash_attn_func`` (bottom-right causal, zeros for empty rows)."""
 
-    def flash_attn_func(query: Tensor, key: Tensor, value: Tensor, causal: bool = False) -> Tensor:
+    def flash_attn_func(
+        query: Tensor,
+        key: Tensor,
+        value: Tensor,
+        causal: bool = False,
+        window_size: tuple[int, int] = (-1, -1),
+    ) -> Tensor:
         length, source = query.shape[1], key.shape[1]
         allowed = torch.ones(length, source, dtype=torch.bool)
         if causal:
             allowed = torch.from_numpy(_causal(length, source, behaviour.causal))
+        left, right = window_size
+        if left >= 0:  # keys i + S - L - left .. i + S - L + right, inclusive (flash-attn's docs)
+            left -= int(behaviour.window_counts_self)
+            rows = torch.arange(length)[:, None] + source - length
+            columns = torch.arange(source)[None, :]
+            allowed &= (columns >= rows - left) & ((right < 0) | (columns <= rows + right))
         return _torch_attention(query, key, value, allowed, behaviour)
 
     return {"flash_attn": _module("flash_attn", flash_attn_func=flash_attn_func)}
@@ -303,6 +316,17 @@ FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
         "flash_attn_empty_row_nan",
         installer(fake_flash_attn(Behaviour(causal="lower_right", empty_row="nan")), cpu=True),
         {"flash_attn.flash_attn_func.fully_masked_row"},
+        set(),
+    ),
+    (
+        "flash_attn_window_counts_self",
+        installer(
+            fake_flash_attn(
+                Behaviour(causal="lower_right", empty_row="zeros", window_counts_self=True)
+            ),
+            cpu=True,
+        ),
+        {"flash_attn.flash_attn_func.window_size"},
         set(),
     ),
     (

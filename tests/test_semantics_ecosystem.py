@@ -35,7 +35,10 @@ from attention.semantics.probes import (
     flax_linen,
     jax_nn,
     keras_mha,
+    mlx_fast,
+    onnx_attention,
     transformers_bert,
+    transformers_llama,
     xformers_bias,
 )
 from attention.semantics.record import (
@@ -52,12 +55,16 @@ CLAIMS = load_ecosystem_claims()
 BY_ID = {claim.id: claim for claim in CLAIMS}
 FRAMEWORKS = sorted({claim.framework for claim in CLAIMS})
 MODULES = {
-    "jax": jax_nn,
-    "flax": flax_linen,
-    "keras": keras_mha,
-    "transformers": transformers_bert,
-    "flash_attn": flash_attn_func,
-    "xformers": xformers_bias,
+    "jax": (jax_nn,),
+    "flax": (flax_linen,),
+    "keras": (keras_mha,),
+    "transformers": (transformers_bert, transformers_llama),
+    "flash_attn": (flash_attn_func,),
+    "xformers": (xformers_bias,),
+    # one module holds the probes of both ONNX runtimes
+    "onnx": (onnx_attention,),
+    "onnxruntime": (onnx_attention,),
+    "mlx": (mlx_fast,),
 }
 
 REQUIRED = [
@@ -70,19 +77,46 @@ REQUIRED = [
     "keras.MultiHeadAttention.attention_mask",
     "keras.MultiHeadAttention.use_causal_mask.alignment",
     "transformers.attention_mask",
+    # the questions of public bug threads (issue 41): a decoder's custom 4-D mask per attention
+    # implementation, left padding, a cache, packed documents; ONNX and MLX
+    "transformers.llama.attention_mask.4d.bool.eager",
+    "transformers.llama.attention_mask.4d.bool.sdpa",
+    "transformers.llama.attention_mask.4d.float01.sdpa",
+    "transformers.llama.fully_masked_row.sdpa",
+    "transformers.llama.cache.causal.alignment",
+    "transformers.llama.position_ids.packed",
+    "transformers.llama.position_ids.packed.attention_mask_2d",
+    "onnx.Attention.is_causal.alignment",
+    "onnxruntime.Attention.is_causal.alignment",
+    "onnxruntime.Attention.attn_mask.bool",
+    "mlx.fast.scaled_dot_product_attention.mask.bool",
+    "mlx.fast.scaled_dot_product_attention.mask.causal.alignment",
+    "transformers.mistral.sliding_window",
+    "transformers.llama.self_attn.is_causal.sdpa",
+    "transformers.llama.self_attn.is_causal.sdpa.padding",
 ]
 """Rows the cross-framework page must have, each verifiable on a CPU machine."""
 
 CUDA_ONLY = [
     "flash_attn.flash_attn_func.causal.alignment",
+    "flash_attn.flash_attn_func.window_size",
     "xformers.LowerTriangularFromBottomRightMask.alignment",
 ]
 """Rows that need a CUDA device: listed with their source, never shown as verified here."""
 
+FLIPPED_SEPARATELY = frozenset(
+    claim.id
+    for claim in CLAIMS
+    if claim.id.startswith(("transformers.llama.", "transformers.mistral."))
+    or claim.framework in ("onnx", "onnxruntime", "mlx")
+)
+"""Rows whose live flips are in tests/test_semantics_ecosystem_flips.py (decoders, ONNX, MLX)."""
+
 STANDIN_FRAMEWORKS = ("jax", "flax", "flash_attn", "xformers")
 
 HELPERS = {"jax_weights", "flax_weights", "keras_weights", "tiny_bert", "flash_weights"}
-HELPERS |= {"xformers_weights"}
+HELPERS |= {"xformers_weights", "llama_weights", "tiny_llama", "mask_reading"}
+HELPERS |= {"onnx_weights", "mlx_weights"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
@@ -178,6 +212,9 @@ def test_docs_links_name_the_framework_documentation() -> None:
         "transformers": "https://huggingface.co/docs/transformers/v",
         "flash_attn": "https://github.com/Dao-AILab/flash-attention",
         "xformers": "https://facebookresearch.github.io/xformers/",
+        "onnx": "https://onnx.ai/onnx/",
+        "onnxruntime": "https://onnx.ai/onnx/",
+        "mlx": "https://ml-explore.github.io/mlx/",
     }
     for claim in CLAIMS:
         assert claim.docs.startswith(hosts[claim.framework]), claim.id
@@ -203,12 +240,13 @@ def test_claims_and_probes_match_one_to_one(framework: str) -> None:
 @pytest.mark.parametrize("framework", FRAMEWORKS)
 def test_every_public_probe_is_registered(framework: str) -> None:
     # a probe written but never filed under a claim would silently never run
-    registered = set(probes_for(framework).values())
-    module = MODULES[framework]
-    for name in module.__all__:
-        value = getattr(module, name)
-        if callable(value) and name.islower() and name not in HELPERS:
-            assert value in registered, (framework, name)
+    sharing = [other for other, modules in MODULES.items() if modules == MODULES[framework]]
+    registered = {p for other in sharing for p in probes_for(other).values()}
+    for module in MODULES[framework]:
+        for name in module.__all__:
+            value = getattr(module, name)
+            if callable(value) and name.islower() and name not in HELPERS:
+                assert value in registered, (framework, name)
 
 
 def test_the_default_run_imports_no_other_framework() -> None:
@@ -237,6 +275,7 @@ def test_rows_of_missing_frameworks_are_skipped_not_failed(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     hide(monkeypatch, "jax", "flax", "keras", "transformers", "flash_attn", "xformers")
+    hide(monkeypatch, "onnx", "onnxruntime", "mlx")
     status, document = run_json(capsys, "--all")
     assert status == 0
     assert set(document) == {"torch", "release", "versions", "rows"}

@@ -95,7 +95,7 @@ def test_the_ecosystem_record_agrees_with_the_claims_and_the_pins() -> None:
     problems = disagreements(record, ECOSYSTEM, None)
     assert not problems, "; ".join(problems) + " (run nox -s semantics_ecosystem)"
     pinned = pins(paths.CONSTRAINTS, paths.ECOSYSTEM_CONSTRAINTS)
-    for name in ("jax", "jaxlib", "flax", "keras", "transformers"):
+    for name in ("jax", "jaxlib", "flax", "keras", "transformers", "onnx", "onnxruntime", "mlx"):
         assert record["versions"][name] == pinned[name], name
     assert paths.release_of(record["torch"]) == pinned["torch"]
     assert record["keras_backend"] == "jax"
@@ -133,6 +133,18 @@ def test_a_flipped_expectation_is_named() -> None:
     assert "sdpa.attn_mask.bool: the record observed 'allowed', the claims expect " in "".join(
         problems
     )
+
+
+def test_a_flipped_expectation_of_another_framework_is_named() -> None:
+    record = load_record(paths.ECOSYSTEM_RECORD)
+    claims = [
+        Claim(**{**vars(claim), "expected": "lower_right"})
+        if claim.id == "onnxruntime.Attention.is_causal.alignment"
+        else claim
+        for claim in ECOSYSTEM
+    ]
+    problems = "".join(disagreements(record, claims, None))
+    assert "onnxruntime.Attention.is_causal.alignment: the record observed 'upper_left'" in problems
 
 
 def test_a_missing_row_an_unlisted_record_and_a_missing_record_are_named() -> None:

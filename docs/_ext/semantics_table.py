@@ -130,7 +130,11 @@ def _labels() -> dict[str, str]:
         # Translators: in a copied citation of a row, two of the clauses above, one after the other
         "cite_more": _("{clause}, {more}"),
         # Translators: in a copied citation of another framework's row: "jax 0.7.2, flax 0.11.1"
-        "cite_versions": _("verified on {}"),
+        "cite_versions": _("verified on {} on a CPU"),
+        # Translators: in a copied citation of a PyTorch row, after its values and releases
+        "cite_cpu": _("{}, on a CPU"),
+        # Translators: after the days a torch row was verified on: the device of every record
+        "cpu": _(" · CPU"),
     }
 
 
@@ -522,7 +526,8 @@ def _verified_list(claim: Claim, labels: dict[str, str], records: dict[str, Any]
         text = clauses[0] if clauses else ""
         for clause in clauses[1:]:
             text = labels["cite_more"].format(clause=text, more=clause)
-        return text
+        # every record was made on a CPU: a citation says so, as the row does
+        return labels["cite_cpu"].format(text) if text else ""
     row = records["ecosystem"].get("rows", {}).get(claim.id)
     if row is None or row.get("status") != "ok":
         return ""
@@ -639,6 +644,9 @@ def _verified(
             if len(days) > 1:
                 span = [nodes.inline(days[0], days[0])]
                 span += [nodes.Text(" – "), nodes.inline(days[-1], days[-1])]
+            # the records are CPU runs, and a CUDA kernel may differ (an empty row, for one): the
+            # device follows the days, a few bytes a row on a page near its weight budget
+            span.append(nodes.Text(labels["cpu"]))
             return [*lines, _paragraph(*span, classes=["semantics-date"])]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
             text = labels["not_verified"]

@@ -26,7 +26,11 @@ __all__ = ["browser"]  # the fixture, shared with test_browser.py
 
 LANGUAGES = ("en", "zh_CN")
 OTHER = {"en": "zh_CN", "zh_CN": "en"}
-TABLE_PAGES = ("reference/mask-semantics.html", "reference/cross-framework-masks.html")
+TABLE_PAGES = (
+    "reference/mask-semantics.html",
+    "reference/cross-framework-masks.html",
+    "reference/decoder-masks.html",
+)
 SHAPE_PAGE = "lesson/02-scaled-dot-product.html"
 ROW = "sdpa.attn_mask.bool"
 WIDTHS = (1280, 390)

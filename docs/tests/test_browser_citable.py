@@ -35,7 +35,11 @@ __all__ = ["browser"]  # the fixture, shared with test_browser.py
 
 LANGUAGES = ("en", "zh_CN")
 SLUG = {"en": "en", "zh_CN": "zh-cn"}  # Read the Docs' language slugs (docs/_ext/site_support.py)
-MASK_PAGES = ("reference/mask-semantics.html", "reference/cross-framework-masks.html")
+MASK_PAGES = (
+    "reference/mask-semantics.html",
+    "reference/cross-framework-masks.html",
+    "reference/decoder-masks.html",
+)
 PHONE, DESKTOP = 390, 1280
 
 # One reading per page and width: every table's overflow, names broken where they must not be,
@@ -230,7 +234,8 @@ def _verified_on(claim_id: str, language: str) -> str:
 
     A PyTorch row: each value with its runs of consecutive releases, values in the order they
     first appear ("error on torch 2.0.1–2.2.2 and 2.14.1–2.15.0, ok on torch 2.3.1–2.13.0");
-    another framework's row: the versions it was verified with.
+    another framework's row: the versions it was verified with.  Both name the device every
+    record was made on, a CPU.
     """
     zh = language == "zh_CN"
     framework = claim_id.split(".")[0]
@@ -238,7 +243,7 @@ def _verified_on(claim_id: str, language: str) -> str:
         record = json.loads(paths.ECOSYSTEM_RECORD.read_text(encoding="utf-8"))
         names = VERIFIED_WITH[framework]
         versions = ("、" if zh else ", ").join(f"{n} {record['versions'][n]}" for n in names)
-        return f"已在 {versions} 上验证" if zh else f"verified on {versions}"
+        return f"已在 CPU 上用 {versions} 验证" if zh else f"verified on {versions} on a CPU"
     runs: list[list[str | None]] = []  # [first, last, value] of each run
     for release in paths.torch_releases():
         record = json.loads(paths.torch_record(release.torch).read_text(encoding="utf-8"))
@@ -256,8 +261,11 @@ def _verified_on(claim_id: str, language: str) -> str:
             spans.setdefault(value, []).append(f"{first}–{last}" if first != last else str(first))
     joined = {value: (" 和 " if zh else " and ").join(found) for value, found in spans.items()}
     if zh:
-        return "，".join(f"torch {releases} 上为 {value}" for value, releases in joined.items())
-    return ", ".join(f"{value} on torch {releases}" for value, releases in joined.items())
+        said = "，".join(f"torch {releases} 上为 {value}" for value, releases in joined.items())
+        return f"{said}（CPU）"
+    return ", ".join(f"{value} on torch {releases}" for value, releases in joined.items()) + (
+        ", on a CPU"
+    )
 
 
 def _expected(

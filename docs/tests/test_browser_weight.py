@@ -1,4 +1,4 @@
-"""What a first visit to each page downloads: at most 300 KiB in at most 15 requests.
+"""What a first visit to each page downloads: at most 305 KiB in at most 15 requests.
 
 A reader on a phone or a slow link gets the whole page, its formulas included, in a fraction of
 a second of transfer: the formulas are MathML written at build time (no math script), every
@@ -23,7 +23,10 @@ from test_browser import (
     browser,  # noqa: F401  (the shared fixture)
 )
 
-BUDGET_KIB = 300
+# 300 KiB until every row of the mask tables named the device it was verified on (" · CPU"
+# after its days, "on a CPU" in its citation): the Chinese mask-semantics page, the heaviest,
+# came to 301 KiB with them, and a row must not read as true on every device
+BUDGET_KIB = 305
 MAX_REQUESTS = 15
 MATH_SCRIPT = re.compile(r"mathjax|katex|(^|/)tex[-./]", re.IGNORECASE)
 

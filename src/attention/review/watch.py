@@ -2063,7 +2063,12 @@ def _returns(row: str | None) -> str | None:
     if word is None:
         return None
     release = torch.__version__.split("+")[0]
-    return f"On torch {release} this call returns {_RETURNS.get(word, word)} for them ({row})"
+    # the rows are verified on the CPU only: a CUDA kernel may return something else (NaN has
+    # been measured there for SDPA's empty rows), so the sentence names the device it rests on
+    return (
+        f"On torch {release} on the CPU this call returns {_RETURNS.get(word, word)} for them "
+        f"({row}; not verified on CUDA)"
+    )
 
 
 # -- the public entry point -----------------------------------------------------------------------
@@ -2280,8 +2285,9 @@ def watch(
     >>> print(seen.findings[0].headline)              # doctest: +NORMALIZE_WHITESPACE
     AW203 padding-hides-item: key_padding_mask [2, 3] (torch.bool) hides every key of
     batch item 1
-    >>> print(seen.findings[0].returns)
-    On torch ... this call returns NaN for them (mha.fully_masked_row.need_weights_true)
+    >>> print(seen.findings[0].returns)                # doctest: +NORMALIZE_WHITESPACE
+    On torch ... on the CPU this call returns NaN for them (mha.fully_masked_row.need_weights_true;
+    not verified on CUDA)
     >>> weights[1].isnan().all().item()                     # as the row says, watched or not
     True
     """

@@ -79,6 +79,8 @@ VOCABULARY: Mapping[str, str] = {
     "computed": "padded positions come back with computed values, like any other position",
     "truncated": "the output lost the positions that are padding in every batch item",
     "absent": "this torch release does not have the API or argument the row is about",
+    "w_keys": "a sliding window of size W covers W keys: the query's own and the W - 1 before it",
+    "w_plus_1_keys": "a sliding window of size W covers W + 1 keys: the query's and the W before",
 }
 """Every value a claim may expect, with its meaning.  Probes answer in these words too."""
 

@@ -60,9 +60,17 @@ FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
     "jax": (f"{_PACKAGE}.jax_nn",),
     "flax": (f"{_PACKAGE}.flax_linen",),
     "keras": (f"{_PACKAGE}.keras_mha",),
-    "transformers": (f"{_PACKAGE}.transformers_bert",),
-    "flash_attn": (f"{_PACKAGE}.flash_attn_func",),
+    # windows holds no probe: the reading of a sliding window that two frameworks share
+    "transformers": (
+        f"{_PACKAGE}.transformers_bert",
+        f"{_PACKAGE}.transformers_llama",
+        f"{_PACKAGE}.windows",
+    ),
+    "flash_attn": (f"{_PACKAGE}.flash_attn_func", f"{_PACKAGE}.windows"),
     "xformers": (f"{_PACKAGE}.xformers_bias",),
+    "onnx": (f"{_PACKAGE}.onnx_attention",),
+    "onnxruntime": (f"{_PACKAGE}.onnx_attention",),
+    "mlx": (f"{_PACKAGE}.mlx_fast",),
 }
 """The modules holding each framework's probes (one per API), imported only when its rows run."""
 
@@ -78,6 +86,10 @@ NEEDS: Mapping[str, tuple[str, ...]] = {
     "transformers": ("transformers",),
     "flash_attn": ("flash_attn",),
     "xformers": ("xformers",),
+    # the onnxruntime rows build their graph with onnx
+    "onnx": ("onnx",),
+    "onnxruntime": ("onnxruntime", "onnx"),
+    "mlx": ("mlx",),
 }
 """The importable packages each framework's probes need."""
 
@@ -90,6 +102,9 @@ DISTRIBUTIONS: Mapping[str, str] = {
     "transformers": "transformers",
     "flash_attn": "flash-attn",
     "xformers": "xformers",
+    "onnx": "onnx",
+    "onnxruntime": "onnxruntime",
+    "mlx": "mlx",
 }
 """The distribution (PyPI) name of each package whose version a record states."""
 
@@ -101,6 +116,9 @@ REPOSITORIES: Mapping[str, str] = {
     "transformers": "huggingface/transformers",
     "flash_attn": "Dao-AILab/flash-attention",
     "xformers": "facebookresearch/xformers",
+    "onnx": "onnx/onnx",
+    "onnxruntime": "microsoft/onnxruntime",
+    "mlx": "ml-explore/mlx",
 }
 """Each framework's GitHub repository, where a claim's ``issues`` numbers point."""
 
@@ -112,6 +130,9 @@ VERIFIED_WITH: Mapping[str, tuple[str, ...]] = {
     "transformers": ("transformers", "torch"),
     "flash_attn": ("flash_attn", "torch"),
     "xformers": ("xformers", "torch"),
+    "onnx": ("onnx",),
+    "onnxruntime": ("onnxruntime", "onnx"),
+    "mlx": ("mlx",),
 }
 """The packages whose versions say what a framework's row was verified on, in the order shown."""
 

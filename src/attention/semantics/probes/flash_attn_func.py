@@ -16,6 +16,7 @@ from torch import Tensor
 
 from attention.semantics.observe import causal_alignment, empty_row_outcome
 from attention.semantics.probes.inputs import read_weights, weight_inputs
+from attention.semantics.probes.windows import window_reading
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "DTYPE",
     "flash_attn_func_causal_alignment",
     "flash_attn_func_fully_masked_row",
+    "flash_attn_func_window_size",
     "flash_weights",
 ]
 
@@ -31,13 +33,16 @@ DEVICE = "cuda"
 DTYPE = torch.float16
 
 
-def flash_weights(length: int, source: int, *, causal: bool) -> Tensor:
+def flash_weights(
+    length: int, source: int, *, causal: bool, window_size: tuple[int, int] | None = None
+) -> Tensor:
     """Weights ``[L, S]`` of ``flash_attn.flash_attn_func`` (layout ``[B, L, H, D]``)."""
     flash_attn = framework_module("flash_attn")
     query, key, value = weight_inputs(
         length, source, layout="BLHD", width=16, dtype=DTYPE, device=DEVICE
     )  # [B, L, H, D]
-    output = flash_attn.flash_attn_func(query, key, value, causal=causal)  # [B, L, H, D]
+    window = {} if window_size is None else {"window_size": window_size}
+    output = flash_attn.flash_attn_func(query, key, value, causal=causal, **window)  # [B, L, H, D]
     return read_weights(output, "BLHD", source)  # [L, S], float64 on the CPU
 
 
@@ -53,3 +58,9 @@ def flash_attn_func_fully_masked_row() -> str:
     weights = flash_weights(4, 2, causal=True)
     seen = {empty_row_outcome(weights[row]) for row in (0, 1)}
     return seen.pop() if len(seen) == 1 else f"differs between rows 0 and 1: {sorted(seen)}"
+
+
+@probe("flash_attn.flash_attn_func.window_size", framework=FRAMEWORK)
+def flash_attn_func_window_size() -> str:
+    """How many keys ``window_size=(2, 0)`` with ``causal=True`` lets each of 6 queries see."""
+    return window_reading(flash_weights(6, 6, causal=True, window_size=(2, 0)), 2)

@@ -41,6 +41,7 @@ __all__ = [
     "multi_head_attention_fully_masked_row",
     "multi_head_attention_fully_masked_row_return_attention_scores",
     "multi_head_attention_use_causal_mask_alignment",
+    "multi_head_attention_use_causal_mask_with_dropout",
 ]
 
 FRAMEWORK = "keras"
@@ -51,9 +52,11 @@ KerasPath = Literal["fused", "return_attention_scores"]
 KERAS_PATHS: tuple[KerasPath, ...] = ("fused", "return_attention_scores")
 
 
-def _passthrough_layer(keras: Any, width: int) -> Any:
+def _passthrough_layer(keras: Any, width: int, dropout: float = 0.0) -> Any:
     """One head of size ``width`` whose output ``[B, T, width]`` is the weight matrix."""
-    layer = keras.layers.MultiHeadAttention(num_heads=1, key_dim=width, use_bias=False)
+    layer = keras.layers.MultiHeadAttention(
+        num_heads=1, key_dim=width, use_bias=False, dropout=dropout
+    )
     tokens = np.eye(1, width, dtype=np.float32)[None]  # builds the layer's kernels
     layer(tokens, tokens)
     zeros = np.zeros((width, 1, width), dtype=np.float32)  # query, key kernels [E, N, H]
@@ -63,19 +66,27 @@ def _passthrough_layer(keras: Any, width: int) -> Any:
     return layer
 
 
-def keras_weights(path: KerasPath, length: int, source: int, **kwargs: Any) -> Tensor:
-    """Weights ``[T, S]`` of the pass-through layer along ``path``; raise if another path ran."""
+def keras_weights(
+    path: KerasPath, length: int, source: int, *, dropout: float = 0.0, **kwargs: Any
+) -> Tensor:
+    """Weights ``[T, S]`` of the pass-through layer along ``path``; raise if another path ran.
+
+    With ``dropout`` > 0 the layer leaves the fused path even without returning the scores
+    (``path`` is then ``"return_attention_scores"``'s unfused code, called without them).
+    """
     keras = framework_module("keras")
     if keras.backend.backend() != KERAS_BACKEND:
         raise ProbePathError(f"keras runs on {keras.backend.backend()!r}, not {KERAS_BACKEND!r}")
     width = max(length, source)
-    layer = _passthrough_layer(keras, width)
+    layer = _passthrough_layer(keras, width, dropout)
     query = np.eye(length, width, dtype=np.float32)[None]  # [B, T, E] one-hot tokens
     value = np.eye(source, width, dtype=np.float32)[None]  # [B, S, E]
     ops = framework_module("keras.src.ops")  # the module the layer calls through
     with count_calls(ops, "dot_product_attention") as fused:
-        if path == "return_attention_scores":
+        if path == "return_attention_scores" and not dropout:
             output, _ = layer(query, value, return_attention_scores=True, **kwargs)
+        elif path == "return_attention_scores":
+            output = layer(query, value, training=False, **kwargs)  # dropout: unfused
         else:
             output = layer(query, value, **kwargs)
     if fused.calls != int(path == "fused"):
@@ -129,3 +140,19 @@ def multi_head_attention_fully_masked_row() -> str:
 def multi_head_attention_fully_masked_row_return_attention_scores() -> str:
     """The same query with ``return_attention_scores=True`` (the layer's own masked softmax)."""
     return _empty_row("return_attention_scores")
+
+
+@probe("keras.MultiHeadAttention.use_causal_mask.dropout", framework=FRAMEWORK)
+def multi_head_attention_use_causal_mask_with_dropout() -> str:
+    """``use_causal_mask=True`` on a layer with ``dropout=0.5`` (inference: ``training=False``).
+
+    The dropout takes the layer off the fused path, where keras 3's regression of issue 23038
+    applied no causal mask at all; ``"applied"`` when the T=S=3 weights are the causal ones.
+    """
+    weights = keras_weights("return_attention_scores", 3, 3, dropout=0.5, use_causal_mask=True)
+    alignment = causal_alignment(weights)
+    if alignment == "upper_left":  # T == S: the one causal triangle
+        return "applied"
+    if bool((weights > 0).all()):
+        return "ignored"
+    return alignment

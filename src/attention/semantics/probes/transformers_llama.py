@@ -1,0 +1,368 @@
+"""Live probes for the masks a Hugging Face decoder takes, per attention implementation.
+
+No download: a one-layer ``LlamaModel`` (hidden size 8, one head) is built from a
+``LlamaConfig`` under a fixed seed, for each ``attn_implementation`` a row covers (``"eager"``,
+``"sdpa"``, ``"flex_attention"``).  Its query and key projections are then set to zero (every
+score is 0) and its value projection to the identity, and the input embeddings are one-hot per
+position: the input of the output projection ``o_proj`` *is* the weight matrix, up to the
+constant the RMS norm multiplies a one-hot row by.  A forward pre-hook on ``o_proj`` reads it,
+so the probes see the weights every implementation really applied, masks and all -- the same
+zero-scores, one-hot-values design as the other rows, inside a real transformers model.
+
+The questions are the ones public bug threads ask: what a custom 4-D ``attention_mask`` means
+(Boolean, float 0 / 1, integer 0 / 1) on each implementation, what a left-padded query row with
+no key gives, where the causal triangle sits when a cache makes the keys outnumber the queries,
+and when ``position_ids`` that restart at 0 keep packed documents apart.
+
+Counting the calls into ``F.scaled_dot_product_attention`` shows which implementation ran.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+from attention.semantics.observe import (
+    ProbePathError,
+    causal_alignment,
+    count_calls,
+    describe,
+    empty_row_outcome,
+)
+from attention.semantics.probes.windows import window_reading
+from attention.semantics.registry import framework_module, probe
+
+__all__ = [
+    "Implementation",
+    "cache_alignment",
+    "causal_off_eager",
+    "causal_off_flex",
+    "causal_off_sdpa",
+    "causal_off_sdpa_padding",
+    "fully_masked_row_eager",
+    "fully_masked_row_flex",
+    "fully_masked_row_sdpa",
+    "llama_weights",
+    "mask_4d_bool_eager",
+    "mask_4d_bool_sdpa",
+    "mask_4d_float01_eager",
+    "mask_4d_float01_sdpa",
+    "mask_4d_int01_eager",
+    "mask_4d_int01_sdpa",
+    "mask_reading",
+    "packed_position_ids",
+    "packed_position_ids_with_2d_mask",
+    "packed_position_ids_with_cache",
+    "sliding_window",
+    "tiny_llama",
+]
+
+FRAMEWORK = "transformers"
+
+Implementation = Literal["eager", "sdpa", "flex_attention"]
+"""The attention implementations the rows cover (``attn_implementation`` of the config)."""
+
+IMPLEMENTATIONS: tuple[Implementation, ...] = ("eager", "sdpa", "flex_attention")
+
+WIDTH = 8  # hidden size = head size: one-hot embeddings for up to 8 positions
+PATTERN = torch.tensor([[True, False, True]] * 3)  # [L, S]: key 1 is the odd one out
+PACKED = torch.tensor([[0, 1, 2, 0, 1, 2]])  # position_ids of two documents of 3 tokens
+
+
+def tiny_llama(implementation: Implementation, *, sliding_window: int | None = None) -> Any:
+    """A one-layer LlamaModel reading out its weights: zero scores, identity values.
+
+    With ``sliding_window`` it is a MistralModel instead (the same layers, and a config field
+    ``sliding_window``), so every layer attends within that window.
+    """
+    transformers = framework_module("transformers")
+    mistral = sliding_window is not None
+    extra = {"sliding_window": sliding_window} if mistral else {}
+    config = (transformers.MistralConfig if mistral else transformers.LlamaConfig)(
+        vocab_size=16,
+        hidden_size=WIDTH,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        head_dim=WIDTH,
+        max_position_embeddings=32,
+        attn_implementation=implementation,
+        **extra,
+    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = (transformers.MistralModel if mistral else transformers.LlamaModel)(config).eval()
+    if model.config._attn_implementation != implementation:
+        raise ProbePathError(
+            f"asked for attn_implementation={implementation!r}, the model uses "
+            f"{model.config._attn_implementation!r}"
+        )
+    attention = model.layers[0].self_attn
+    with torch.no_grad():
+        attention.q_proj.weight.zero_()  # every score is 0
+        attention.k_proj.weight.zero_()
+        attention.v_proj.weight.copy_(torch.eye(WIDTH))  # value of position j: a multiple of e_j
+    return model
+
+
+def llama_weights(implementation: Implementation, length: int, **inputs: Any) -> Tensor:
+    """The weights ``[L, S]`` (float64) the model's attention applied to ``length`` positions.
+
+    ``inputs`` go to the forward call (``attention_mask``, ``position_ids``, ``use_cache``, a
+    cache...).  The one-hot embeddings of positions ``offset .. offset + length - 1`` are fed,
+    ``offset`` being the length of a cache passed in ``cache``.
+    """
+    model = tiny_llama(implementation) if "model" not in inputs else inputs.pop("model")
+    offset = inputs.pop("offset", 0)
+    embeddings = torch.eye(WIDTH)[offset : offset + length][None]  # [B=1, L, E]: one-hot
+    seen: dict[str, Tensor] = {}
+    attention = model.layers[0].self_attn
+
+    def keep(_module: object, args: tuple[Tensor, ...]) -> None:
+        seen["x"] = args[0].detach().clone()  # [B, L, H * D]: weights @ values
+
+    hook = attention.o_proj.register_forward_pre_hook(keep)
+    try:
+        with torch.no_grad(), count_calls(F, "scaled_dot_product_attention") as sdpa:
+            model(inputs_embeds=embeddings, **inputs)
+    finally:
+        hook.remove()
+    if (sdpa.calls > 0) != (implementation == "sdpa"):
+        raise ProbePathError(
+            f"attn_implementation={implementation!r}, but F.scaled_dot_product_attention ran "
+            f"{sdpa.calls} time(s)"
+        )
+    # the RMS norm turns the one-hot e_j into e_j / sqrt(1 / E + eps)
+    scale = 1.0 / math.sqrt(1.0 / WIDTH + model.config.rms_norm_eps)
+    keys = offset + length
+    return seen["x"][0, :, :keys].to(torch.float64) / scale
+
+
+def _close(weights: Tensor, expected: Tensor) -> bool:
+    return bool(torch.allclose(weights, expected.to(torch.float64), atol=1e-5, rtol=0.0))
+
+
+def mask_reading(weights: Tensor, pattern: Tensor) -> str:
+    """How a 0 / 1 (or Boolean) ``pattern`` [L, S] was read, from the weights it produced.
+
+    ``"allowed"``: exactly the 1 entries receive weight; ``"forbidden"``: exactly the 0 entries;
+    ``"additive"``: the 0 / 1 values were added to the scores (weights ``softmax(pattern)``, so
+    no key is masked out at all).
+
+    >>> pattern = torch.tensor([[True, False, True]])
+    >>> mask_reading(torch.tensor([[0.5, 0.0, 0.5]], dtype=torch.float64), pattern)
+    'allowed'
+    >>> mask_reading(torch.softmax(pattern.double(), -1), pattern)
+    'additive'
+    """
+    numbers = pattern.to(torch.float64)
+    readings = {
+        "allowed": numbers / numbers.sum(-1, keepdim=True),
+        "forbidden": (1 - numbers) / (1 - numbers).sum(-1, keepdim=True),
+        "additive": torch.softmax(numbers, dim=-1),
+    }
+    for word, expected in readings.items():
+        if _close(weights, expected):
+            return word
+    return f"unrecognised: weights {describe(weights)}"
+
+
+def _custom_4d(implementation: Implementation, dtype: torch.dtype) -> str:
+    mask = PATTERN.to(dtype)[None, None]  # [B, 1, L, S], used as given: no causal triangle added
+    try:
+        weights = llama_weights(implementation, 3, attention_mask=mask)
+    except ProbePathError:
+        raise
+    except Exception:
+        return "error"
+    return mask_reading(weights, PATTERN)
+
+
+@probe("transformers.llama.attention_mask.4d.bool.eager", framework=FRAMEWORK)
+def mask_4d_bool_eager() -> str:
+    """A Boolean 4-D ``attention_mask`` with ``attn_implementation="eager"``."""
+    return _custom_4d("eager", torch.bool)
+
+
+@probe("transformers.llama.attention_mask.4d.bool.sdpa", framework=FRAMEWORK)
+def mask_4d_bool_sdpa() -> str:
+    """A Boolean 4-D ``attention_mask`` with ``attn_implementation="sdpa"``."""
+    return _custom_4d("sdpa", torch.bool)
+
+
+@probe("transformers.llama.attention_mask.4d.float01.eager", framework=FRAMEWORK)
+def mask_4d_float01_eager() -> str:
+    """A float 4-D ``attention_mask`` of 1 (attend) and 0 (padding), eager."""
+    return _custom_4d("eager", torch.float32)
+
+
+@probe("transformers.llama.attention_mask.4d.float01.sdpa", framework=FRAMEWORK)
+def mask_4d_float01_sdpa() -> str:
+    """The same float 0 / 1 4-D mask with SDPA."""
+    return _custom_4d("sdpa", torch.float32)
+
+
+@probe("transformers.llama.attention_mask.4d.int01.eager", framework=FRAMEWORK)
+def mask_4d_int01_eager() -> str:
+    """An integer (int64) 4-D ``attention_mask`` of 1 and 0, eager."""
+    return _custom_4d("eager", torch.int64)
+
+
+@probe("transformers.llama.attention_mask.4d.int01.sdpa", framework=FRAMEWORK)
+def mask_4d_int01_sdpa() -> str:
+    """The same integer 0 / 1 4-D mask with SDPA."""
+    return _custom_4d("sdpa", torch.int64)
+
+
+def _left_padded_first_row(implementation: Implementation) -> str:
+    # 2-D mask [0, 1, 1]: query 0 is padding, and causally it sees only key 0, also padding
+    weights = llama_weights(implementation, 3, attention_mask=torch.tensor([[0, 1, 1]]))
+    return empty_row_outcome(weights[0])
+
+
+@probe("transformers.llama.fully_masked_row.eager", framework=FRAMEWORK)
+def fully_masked_row_eager() -> str:
+    """A left-padded query row with no key, eager."""
+    return _left_padded_first_row("eager")
+
+
+@probe("transformers.llama.fully_masked_row.sdpa", framework=FRAMEWORK)
+def fully_masked_row_sdpa() -> str:
+    """A left-padded query row with no key, SDPA (on this machine's CPU)."""
+    return _left_padded_first_row("sdpa")
+
+
+@probe("transformers.llama.fully_masked_row.flex_attention", framework=FRAMEWORK)
+def fully_masked_row_flex() -> str:
+    """A left-padded query row with no key, FlexAttention."""
+    return _left_padded_first_row("flex_attention")
+
+
+def _agree(seen: dict[str, str]) -> str:
+    values = set(seen.values())
+    if len(values) == 1:
+        return values.pop()
+    return "differs by implementation: " + ", ".join(f"{k}: {v}" for k, v in seen.items())
+
+
+def _cached_alignment(implementation: Implementation) -> str:
+    model = tiny_llama(implementation)
+    transformers = framework_module("transformers")
+    cache = transformers.DynamicCache(config=model.config)
+    llama_weights(implementation, 2, model=model, cache=cache, use_cache=True)
+    weights = llama_weights(implementation, 2, model=model, cache=cache, use_cache=True, offset=2)
+    return causal_alignment(weights)  # [L=2, S=4]
+
+
+@probe("transformers.llama.cache.causal.alignment", framework=FRAMEWORK)
+def cache_alignment() -> str:
+    """2 new queries against a cache of 2 keys (S = 4), on every implementation."""
+    return _agree({name: _cached_alignment(name) for name in IMPLEMENTATIONS})
+
+
+def _packed(implementation: Implementation, **inputs: Any) -> str:
+    """``"applied"`` when the second document (positions 3..5) sees none of the first."""
+    weights = llama_weights(implementation, 6, position_ids=PACKED, **inputs)
+    second = weights[3:]  # [3, 6]: the second document's queries
+    apart = torch.zeros(3, 6, dtype=torch.float64)
+    apart[:, 3:] = torch.ones(3, 3, dtype=torch.float64).tril()
+    apart /= apart.sum(-1, keepdim=True)
+    together = torch.ones(3, 6, dtype=torch.float64).tril(diagonal=3)
+    together /= together.sum(-1, keepdim=True)
+    if _close(second, apart):
+        return "applied"
+    if _close(second, together):
+        return "ignored"
+    return f"unrecognised: weights {describe(second)}"
+
+
+@probe("transformers.llama.position_ids.packed", framework=FRAMEWORK)
+def packed_position_ids() -> str:
+    """``position_ids`` restarting at 0, no ``attention_mask``, ``use_cache=False``.
+
+    Eager and SDPA only: FlexAttention compiles the packed-document mask with Inductor, which
+    failed to build it on this machine's CPU.
+    """
+    return _agree({name: _packed(name, use_cache=False) for name in ("eager", "sdpa")})
+
+
+@probe("transformers.llama.position_ids.packed.use_cache", framework=FRAMEWORK)
+def packed_position_ids_with_cache() -> str:
+    """The same, with the config's default ``use_cache=True`` (a cache is created)."""
+    return _agree({name: _packed(name) for name in IMPLEMENTATIONS})
+
+
+@probe("transformers.llama.position_ids.packed.attention_mask_2d", framework=FRAMEWORK)
+def packed_position_ids_with_2d_mask() -> str:
+    """The same, with an all-ones 2-D ``attention_mask`` and ``use_cache=False``."""
+    ones = torch.ones(1, 6, dtype=torch.long)
+    return _agree(
+        {name: _packed(name, attention_mask=ones, use_cache=False) for name in IMPLEMENTATIONS}
+    )
+
+
+WINDOW = 3  # sliding_window of the Mistral config: keys per query in a row of 6
+
+
+def _window(implementation: Implementation) -> str:
+    model = tiny_llama(implementation, sliding_window=WINDOW)
+    return window_reading(llama_weights(implementation, 6, model=model, use_cache=False), WINDOW)
+
+
+@probe("transformers.mistral.sliding_window", framework=FRAMEWORK)
+def sliding_window() -> str:
+    """How many keys ``sliding_window=3`` lets each of 6 queries see, on every implementation."""
+    return _agree({name: _window(name) for name in IMPLEMENTATIONS})
+
+
+def _causal_off(implementation: Implementation, attention_mask: Tensor) -> str:
+    """``"applied"`` when ``self_attn.is_causal = False`` lets query 1 see the later key 2.
+
+    ``"ignored"`` when query 1 still sees only the keys up to itself that the mask allows.
+    """
+    model = tiny_llama(implementation)
+    model.layers[0].self_attn.is_causal = False  # what a bidirectional port of a decoder sets
+    weights = llama_weights(
+        implementation, 3, model=model, use_cache=False, attention_mask=attention_mask
+    )
+    row = weights[1]  # query 1: [3]
+    allowed = attention_mask[0].bool()  # the real (not padding) keys
+    if bool(row[2] > 0) and torch.equal(row > 0, allowed):
+        return "applied"
+    causal = allowed & (torch.arange(3) <= 1)
+    if torch.equal(row > 0, causal):
+        return "ignored"
+    return f"unrecognised: weights {describe(weights)}"
+
+
+NO_PADDING = torch.tensor([[1, 1, 1]])
+LEFT_PADDING = torch.tensor([[0, 1, 1]])
+
+
+@probe("transformers.llama.self_attn.is_causal.eager", framework=FRAMEWORK)
+def causal_off_eager() -> str:
+    """``is_causal = False`` on the attention module, eager, no padding."""
+    return _causal_off("eager", NO_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.sdpa", framework=FRAMEWORK)
+def causal_off_sdpa() -> str:
+    """``is_causal = False`` on the attention module, SDPA, no padding."""
+    return _causal_off("sdpa", NO_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.sdpa.padding", framework=FRAMEWORK)
+def causal_off_sdpa_padding() -> str:
+    """``is_causal = False`` on the attention module, SDPA, a padded batch (mask [0, 1, 1])."""
+    return _causal_off("sdpa", LEFT_PADDING)
+
+
+@probe("transformers.llama.self_attn.is_causal.flex_attention", framework=FRAMEWORK)
+def causal_off_flex() -> str:
+    """``is_causal = False`` on the attention module, FlexAttention, no padding."""
+    return _causal_off("flex_attention", NO_PADDING)
