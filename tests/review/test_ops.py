@@ -199,3 +199,21 @@ def test_a_flipped_triangle_is_no_triangle_the_rules_know(flip: str) -> None:
     longer lie where the rules' triangles do: nothing is claimed about it."""
     assert findings(_FUTURE) == [("AM101", 7)]
     assert findings(_FUTURE + flip) == []
+
+
+def test_torch_f_of_x_is_x_f() -> None:
+    """``torch.logical_not(m)`` is ``m.logical_not()``: the mask inverted, whatever its name."""
+    assert padded("torch.logical_not(" + _REAL + ")") == [("AM101", 7)]
+    assert padded(_REAL + ".logical_not()") == [("AM101", 7)]
+
+
+def test_an_unbound_tensor_method_is_the_method() -> None:
+    """``torch.Tensor.masked_fill(s, m, -inf)`` is ``s.masked_fill(m, -inf)``."""
+    source = (
+        _HEAD + "def attend(q, k, v, ids, pad_id):\n"
+        "    real = (ids != pad_id)[:, None, :]\n"
+        "    s = q @ k.transpose(-2, -1) / q.size(-1) ** 0.5\n"
+        "    s = torch.Tensor.masked_fill(s, real, float('-inf'))\n"
+        "    return s.softmax(-1) @ v\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM102", 8)]

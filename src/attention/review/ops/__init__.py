@@ -234,8 +234,11 @@ def function_form(qualified: str | None) -> str | None:
 
     >>> function_form("torch.nan_to_num"), function_form("torch.nn.functional.softmax")
     ('nan_to_num', None)
+    >>> function_form("torch.Tensor.masked_fill")
+    'masked_fill'
     """
     if qualified is None or not qualified.startswith("torch."):
         return None
-    name = qualified.removeprefix("torch.")
+    # torch.Tensor.f(x, ...), the method called unbound, is x.f(...) too
+    name = qualified.removeprefix("torch.").removeprefix("Tensor.")
     return name if "." not in name else None

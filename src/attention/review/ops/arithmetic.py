@@ -484,10 +484,10 @@ def add(
 @operation("logical_not")
 def logical_not(ev: Interpreter, c: Call) -> Reading:
     """``m.logical_not()`` / ``torch.logical_not(m)``: the mask inverted."""
-    node, values, qualified, method, receiver = c.node, c.values, c.qualified, c.method, c.receiver
-    if method == "logical_not" or qualified == "torch.logical_not":
-        subject = receiver if method == "logical_not" else (values[0] if values else None)
-        return invert(ev, subject, node) if isinstance(subject, Mask) else None
+    if c.method == "logical_not" or c.qualified == "torch.logical_not":
+        # the tensor acted on, m of m.logical_not() and of torch.logical_not(m) alike
+        subject = c.tensor
+        return invert(ev, subject, c.node) if isinstance(subject, Mask) else None
     return NOT_MINE
 
 
