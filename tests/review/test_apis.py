@@ -270,3 +270,22 @@ def test_a_new_api_is_read_from_its_row_alone(given: str) -> None:
     assert _jax(f"jax.nn.dot_product_attention(q, k, v, {given})") == [("AM101", 7)]
     right = given.replace("padding", "real")
     assert _jax(f"jax.nn.dot_product_attention(q, k, v, {right})") == []
+
+
+def test_multi_head_attention_forward_reads_its_masks_where_its_row_puts_them() -> None:
+    """F.multi_head_attention_forward's key_padding_mask (True = padding) given positionally,
+    as fairseq and open_clip call it: a True = real-token mask there is AM102."""
+    from attention.review.check import check_source
+
+    call = (
+        "F.multi_head_attention_forward(q, k, v, 8, 2, w, b, None, None, False, 0.0, ow, ob, True"
+    )
+    source = (
+        "import torch.nn.functional as F\n\n\n"
+        "def attend(q, k, v, ids, pad_id, w, b, ow, ob):\n"
+        "    real = ids != pad_id\n"
+        "    padding = ids == pad_id\n"
+        f"    right = {call}, padding)\n"
+        f"    return {call}, real)\n"
+    )
+    assert [(f.code, f.line) for f in check_source(source, "case.py")] == [("AM102", 8)]

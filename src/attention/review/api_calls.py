@@ -290,13 +290,12 @@ def mha_forward_call(ev: Interpreter, c: Call) -> Reading:
     """``F.multi_head_attention_forward``: its masks (True = forbidden) to the rules."""
     node, values, qualified = c.node, c.values, c.qualified
     if qualified == MHA_FORWARD:
-        for keyword in (mask.keyword for mask in apis.MHA_FORWARD.masks):
-            # by keyword only: its masks are read where named, not at their positions
-            arg, value = ev.argument(node, values, None, keyword)
+        for mask in apis.MHA_FORWARD.masks:
+            # at its position or by its keyword, as the row says
+            arg, value = ev.given(node, values, mask)
             if arg is not None and isinstance(value, Mask):
-                emit(
-                    ev, MaskAtApi("forbidden", value, arg, f"{apis.MHA_FORWARD.label}({keyword}=…)")
-                )
+                label = f"{apis.MHA_FORWARD.label}({mask.keyword}=…)"
+                emit(ev, MaskAtApi("forbidden", value, arg, label))
         return None
     return NOT_MINE
 

@@ -401,6 +401,7 @@ MHA_FORWARD = Api(
         Argument("is_causal", 24, "causal", vouches_for="attn_mask", beside="key_padding_mask"),
     ),
     reported_as=_MHA,
+    words=("multi_head_attention_forward",),
 )
 """What ``nn.MultiheadAttention`` and the Transformer layers call on their ordinary path."""
 
