@@ -1,0 +1,34 @@
+"""The ViT notebook's attention takes the softmax of the [batch, tokens, tokens] scores along dim 1, the query axis, instead of the last (key) axis.
+
+Report: https://github.com/nerminnuraydogan/vision-transformer/issues/1
+Class: softmax_axis
+Decidable: code
+"""
+
+import math
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+
+class SelfAttention(nn.Module):
+    def __init__(self, embed_dim):
+        super().__init__()
+        self.query = nn.Linear(embed_dim, embed_dim)
+        self.key = nn.Linear(embed_dim, embed_dim)
+        self.value = nn.Linear(embed_dim, embed_dim)
+
+    def forward(self, x):
+        q, k, v = self.query(x), self.key(x), self.value(x)
+        attention_scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(q.size(-1))
+        attention_weights = F.softmax(attention_scores, dim=1)  # bug
+        return torch.matmul(attention_weights, v)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    attn = SelfAttention(8).eval()
+    x = torch.randn(2, 5, 8)
+    with torch.no_grad():
+        return attn(x)
