@@ -12,7 +12,9 @@ class AEALblock(nn.Module):
     def __init__(self, d_model, nhead, width):
         super().__init__()
         self.width = width
-        self.attention = nn.MultiheadAttention(d_model // 2, nhead // 2, dropout=0.0, batch_first=True)
+        self.attention = nn.MultiheadAttention(
+            d_model // 2, nhead // 2, dropout=0.0, batch_first=True
+        )
 
     def forward(self, src):
         b, c, h, w = src.shape

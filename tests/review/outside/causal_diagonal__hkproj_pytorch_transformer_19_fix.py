@@ -41,6 +41,10 @@ def run() -> torch.Tensor:
     block = MultiHeadAttentionBlock(d_model=8, h=2).eval()
     decoder_input = torch.randn(1, 4, 8)
     source_mask = torch.ones(1, 1, 1, 4, dtype=torch.int64)
-    decoder_mask = (torch.triu(torch.ones((1, decoder_input.size(1), decoder_input.size(1))), diagonal=1) == 0).type(torch.int).type_as(source_mask)
+    decoder_mask = (
+        (torch.triu(torch.ones((1, decoder_input.size(1), decoder_input.size(1))), diagonal=1) == 0)
+        .type(torch.int)
+        .type_as(source_mask)
+    )
     with torch.no_grad():
         return block(decoder_input, decoder_input, decoder_input, decoder_mask)
