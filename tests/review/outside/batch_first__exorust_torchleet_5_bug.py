@@ -13,9 +13,9 @@ class TransformerModel(nn.Module):
     def __init__(self, input_dim, embed_dim, num_heads, num_layers, ff_dim, output_dim):
         super().__init__()
         self.embedding = nn.Linear(input_dim, embed_dim)
-        encoder_layer = nn.TransformerEncoderLayer(
+        encoder_layer = nn.TransformerEncoderLayer(  # bug
             d_model=embed_dim, nhead=num_heads, dim_feedforward=ff_dim, dropout=0.0
-        )  # bug
+        )
         self.transformer_encoder = nn.TransformerEncoder(
             encoder_layer, num_layers=num_layers, enable_nested_tensor=False
         )

@@ -29,8 +29,8 @@ class MultiHeadAttention(nn.Module):
         k_state = self.k_proj(X).view(batch, seq_len, self.head_num, self.head_dim).transpose(1, 2)
         v_state = self.v_proj(X).view(batch, seq_len, self.head_num, self.head_dim).transpose(1, 2)
         attention_weight = torch.matmul(q_state, k_state.transpose(-1, -2)) / math.sqrt(
-            self.hidden_dim
-        )  # bug
+            self.hidden_dim  # bug
+        )
         if attention_mask is not None:
             attention_weight = attention_weight.masked_fill(attention_mask == 0, float("-inf"))
         attention_weight = torch.softmax(attention_weight, dim=-1)
