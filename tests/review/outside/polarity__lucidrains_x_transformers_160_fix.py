@@ -1,0 +1,27 @@
+"""The causal mask is flipped before it reaches F.scaled_dot_product_attention, so True marks the positions that take part (the convention the fix keeps).
+
+Report: https://github.com/lucidrains/x-transformers/issues/160
+Class: polarity
+"""
+
+import torch
+from torch.nn import functional as F
+
+
+class Attend(torch.nn.Module):
+    def __init__(self, causal=False):
+        super().__init__()
+        self.causal = causal
+
+    def flash_attn(self, q, k, v, mask=None):
+        i, j = q.shape[-2], k.shape[-2]
+        if self.causal:
+            causal_mask = torch.ones((i, j), dtype=torch.bool).triu(j - i + 1)
+            mask = ~causal_mask
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+def run() -> torch.Tensor:
+    torch.manual_seed(0)
+    q, k, v = torch.randn(3, 1, 2, 4, 8).unbind(0)
+    return Attend(causal=True).flash_attn(q, k, v)
