@@ -402,3 +402,22 @@ def _inside(node: ast.AST, function: FunctionNode | ast.ClassDef) -> bool:
     """Whether a node lies in a function's (or class's) body (a caller's line does not)."""
     line: int = node.lineno  # type: ignore[attr-defined]
     return function.lineno <= line <= (function.end_lineno or function.lineno)
+
+
+def last_axis_added(node: ast.AST) -> bool:
+    """``pad.unsqueeze(-1)``, ``pad[..., None]`` (also under ``~``): a new last axis of size 1.
+
+    A mask written so has one entry per position and is the same along the tensor's last axis:
+    it fills whole rows (a padded token's hidden state, a padded query's scores), never some
+    keys of a row.
+    """
+    if isinstance(node, ast.UnaryOp):
+        node = node.operand
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "unsqueeze" and node.args:
+            return ast.unparse(node.args[-1]) == "-1"
+        return False
+    if isinstance(node, ast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return bool(parts) and isinstance(parts[-1], ast.Constant) and parts[-1].value is None
+    return False

@@ -130,6 +130,31 @@ def _fold(left: object, right: object, operator: ast.operator, node: ast.AST) ->
     return Const(value, Origin(node, "a constant"), finfo=full, relative=not full)
 
 
+def _over_queries(mask: Mask, node: ast.AST) -> bool:
+    """A Boolean comparison given a new axis before its last one, whatever it is called.
+
+    ``(ids != 0)[:, None, :]`` or ``.unsqueeze(1)``: it varies along the last axis (the keys)
+    and is broadcast over the queries.
+    """
+    if not isinstance(mask.origin.node, ast.Compare):
+        return False
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if node.func.attr == "unsqueeze" and node.args:
+            axis = node.args[-1]
+            return not (isinstance(axis, ast.UnaryOp) and ast.unparse(axis) == "-1")
+        if node.func.attr not in ("float", "to", "type_as", "bool", "long", "int", "half"):
+            return False
+        node = node.func.value
+    if isinstance(node, ast.Subscript):
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        last = parts[-1] if parts else None
+        inserted = any(isinstance(p, ast.Constant) and p.value is None for p in parts[:-1])
+        return (
+            inserted and isinstance(last, ast.Slice) and last.lower is None and last.upper is None
+        )
+    return False
+
+
 def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
     """A parameter named a mask (``mask``, ``attn_mask``) that nothing else says anything of.
 
@@ -255,7 +280,7 @@ def binary(
                 isinstance(this, Weights)
                 and this.unmasked
                 and isinstance(other, Mask)
-                and not other.by_name
+                and (not other.by_name or _over_queries(other, other_node))
             ):
                 return am4_softmax.after_softmax(ev, this, node, other)
             if isinstance(this, Mask) and isinstance(other, Const):

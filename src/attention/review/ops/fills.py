@@ -57,6 +57,7 @@ from attention.review.syntax import (
     identifiers,
     int_literal,
     is_none,
+    last_axis_added,
     names_in,
 )
 from attention.review.values import (
@@ -367,6 +368,11 @@ def masked_fill(
             # a fill float16 cannot hold, into a tensor not float32 for certain
             attention = attention_context(ev, target, mask, node)
             rewrite = finfo_fix(ev, node, func)
+            if not attention and _unshown(target):
+                # nothing shows these are attention scores yet, whatever they are called:
+                # the finding waits for a softmax to read what the fill gives
+                emit(ev, FillOverflows(target, fill, fill_arg, node, True, None))
+                return _awaiting_softmax(ev, node, before)
             emit(ev, FillOverflows(target, fill, fill_arg, node, attention, rewrite))
         if isinstance(mask, Mask):
             built = isinstance(target, Tensor) and (target.zero_one or target.holds)
@@ -393,6 +399,15 @@ def masked_fill(
             )
     elif isinstance(target, Scores):
         emit(ev, ScoresFilled(target, fill, fill_arg))
+    elif (
+        _unshown(target)
+        and (isinstance(mask, Mask) or (fill.value != 0.0 and (_unshown(mask) or _boolean(mask))))
+        and not last_axis_added(args[0].value)
+    ):
+        # a weak fill where a mask varies along the last axis, of a tensor nothing shows
+        # to be scores: judged only if a softmax along that axis reads the result
+        emit(ev, ScoresFilled(Scores(Origin(node, ""), scaled=True), fill, fill_arg))
+        return _awaiting_softmax(ev, node, before)
     if isinstance(target, Scores):
         # a fill of scores is about attention only if a softmax reads them
         found = tuple(ev.hits[before:])
@@ -515,6 +530,30 @@ def assigned_once(ev: Interpreter, node: ast.expr, before: ast.AST) -> ast.expr:
     if len(statement.targets) != 1 or statement.lineno >= getattr(before, "lineno", 0):
         return node
     return statement.value
+
+
+def _unshown(target: AnyValue | None) -> bool:
+    """A tensor the code says nothing of: a parameter, or one of no known use or contents."""
+    if target is None or isinstance(target, Param):
+        return True
+    return (
+        isinstance(target, Tensor)
+        and not target.zero_one
+        and target.holds is None
+        and target.dtype not in ("bool", "int")
+    )
+
+
+def _boolean(value: AnyValue | None) -> bool:
+    """A tensor the code shows to be Boolean (``~keep``, ``x > 0``)."""
+    return isinstance(value, Tensor) and value.dtype == "bool"
+
+
+def _awaiting_softmax(ev: Interpreter, node: ast.AST, before: int) -> Scores:
+    """The findings raised since ``before``, held by masked scores until a softmax reads them."""
+    found = tuple(ev.hits[before:])
+    del ev.hits[before:]
+    return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
 
 
 def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) -> AnyValue | None:
@@ -723,7 +762,17 @@ def index_fill(
         # scores[~mask] = 0: the masked scores become 0, not -inf
         state.bind(ev, target.value, am2_fills.weak_fill(ev, filled, value_node))
     if boolean and _overflows_float16(value):
+        hits = len(ev.hits)
         emit(ev, ConstantTaken(value, value_node, "an index assignment"))
+        if (
+            isinstance(target.value, ast.Name)
+            and not isinstance(base, (Scores, Mask))
+            and not isinstance(where, (Scores,))
+            and not any(word in target.value.id.lower() for word in ATTENTION_WORDS)
+        ):
+            # `areas[mask == 0] = INF` before `.min()`: about attention only if a softmax
+            # reads the tensor the constant went into
+            state.bind(ev, target.value, _awaiting_softmax(ev, target, hits))
 
 
 def index_penalised(ev: Interpreter, scores: Scores, target: ast.Subscript, value: Const) -> Scores:

@@ -25,6 +25,7 @@ from attention.review.rules import (
 from attention.review.syntax import (
     Arg,
     _short,
+    last_axis_added,
 )
 
 if TYPE_CHECKING:
@@ -204,9 +205,17 @@ def penalty_sink(
     """
     if mask.dtype == "float" and mask.hf and not mask.by_name:
         return
-    if mask.by_name and mask.hf and mask.dtype == "int" and "masked_fill" in reads:
+    if (
+        mask.by_name
+        and mask.hf
+        and mask.dtype == "int"
+        and "masked_fill" in reads
+        and not last_axis_added(node.value if isinstance(node, Arg) else node)
+    ):
         # masked_fill takes Boolean masks only (an integer one raises): what is passed as it
-        # is here is not the integer mask its name suggests
+        # is here is not the integer mask its name suggests -- unless the code gives it one
+        # axis per position of the tensor it fills (`m.unsqueeze(-1)` over hidden states),
+        # the token mask its name says, whose 1 marks a real token
         return
     polarity_forbidden(ev, mask, node, reads, hf_code="AM104")
     if layout:
