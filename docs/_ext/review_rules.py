@@ -63,7 +63,7 @@ from attention.review.config import suppressed
 from attention.review.fix import diff, fixed_source
 from attention.review.i18n import LABELS
 from attention.review.report import render
-from attention.review.rules import RULES, Rule, by_code
+from attention.review.rules import FAMILIES, RULES, Rule, by_code, family_of
 from attention.semantics.claims import Claim, load_claims
 
 logger = logging.getLogger(__name__)
@@ -97,6 +97,8 @@ def _labels() -> dict[str, str]:
         "error": _("error"),
         "warning": _("warning"),
         "catches": _("What it catches"),
+        "reads": _("What it reads"),
+        "silent": _("What it leaves silent"),
         "example": _("Example"),
         "why": _("Why: the wrong code on torch"),
         "fix": _("Fix"),
@@ -338,6 +340,14 @@ class ReviewRule(SphinxDirective):
         language = self.env.config.language or "en"
         catches += _code(render(found, "text", _site(language)).rstrip("\n"), "text")
         page += catches
+
+        family = family_of(rule.code)  # every rule of a family reads the same facts
+        reads = _section("what-it-reads", [nodes.Text(labels["reads"])])
+        reads += _paragraph(*_inline(_(family.READS)))
+        page += reads
+        silent = _section("what-it-leaves-silent", [nodes.Text(labels["silent"])])
+        silent += _paragraph(*_inline(_(family.SILENT)))
+        page += silent
 
         example = _section("example", [nodes.Text(labels["example"])])
         example += _paragraph(*_inline(labels["wrong"]))
@@ -677,6 +687,10 @@ def extract() -> Catalog:
             catalogue.add(message, auto_comments=comments, context=context)
     for label in LABELS:
         catalogue.add(label, auto_comments=["the checker's report: a label or a severity"])
+    for family in FAMILIES:
+        name = family.__name__.rsplit(".", 1)[-1]
+        catalogue.add(family.READS, auto_comments=[f"{name}: what its rules read"])
+        catalogue.add(family.SILENT, auto_comments=[f"{name}: what its rules leave silent"])
     for rule in RULES:
         catalogue.add(rule.summary, auto_comments=[f"{rule.code} {rule.name}: what it catches"])
         catalogue.add(rule.fix, auto_comments=[f"{rule.code} {rule.name}: the fix"])

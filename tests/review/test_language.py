@@ -8,7 +8,7 @@ import pytest
 
 from attention.review.__main__ import main
 from attention.review.i18n import LABELS, Catalogue, language_of
-from attention.review.rules import RULES
+from attention.review.rules import FAMILIES, RULES
 
 WRONG = (
     "import torch.nn.functional as F\n\n\n"
@@ -24,6 +24,14 @@ def test_every_rule_speaks_chinese(rule) -> None:
     for text in (rule.message, rule.fix, rule.summary):
         assert chinese.gettext(text) != text, f"{rule.code}: {text!r} has no translation"
     assert "{subject}" in chinese.gettext(rule.message)
+
+
+@pytest.mark.parametrize("family", FAMILIES, ids=[family.__name__ for family in FAMILIES])
+def test_every_family_says_what_it_reads_and_leaves_silent_in_chinese(family) -> None:
+    chinese = Catalogue("zh_CN")
+    for text in (family.READS, family.SILENT):
+        assert text.strip(), f"{family.__name__}: an empty text"
+        assert chinese.gettext(text) != text, f"{family.__name__}: {text!r} has no translation"
 
 
 def test_every_label_speaks_chinese() -> None:

@@ -17,6 +17,8 @@ True
 
 from __future__ import annotations
 
+from types import ModuleType
+
 # One module per family (the code's first digit), each holding its rules with their examples;
 # the examples' shared fragments are in ._examples, the Rule class in ._rule.
 from attention.review.rules import (
@@ -31,7 +33,7 @@ from attention.review.rules import (
 )
 from attention.review.rules._rule import Rule, Severity
 
-__all__ = ["RULES", "Rule", "Severity", "by_code"]
+__all__ = ["FAMILIES", "RULES", "Rule", "Severity", "by_code", "family_of"]
 
 FAMILIES = (
     am1_polarity,
@@ -56,3 +58,15 @@ def by_code(code: str) -> Rule:
         return _BY_CODE[code]
     except KeyError:
         raise KeyError(f"no rule {code!r}; the rules are {', '.join(_BY_CODE)}") from None
+
+
+def family_of(code: str) -> ModuleType:
+    """The family module of rule ``code``.
+
+    Its ``READS`` and ``SILENT`` say what its rules read and what they leave silent.
+
+    >>> family_of("AM202").__name__
+    'attention.review.rules.am2_fills'
+    """
+    rule = by_code(code)
+    return next(family for family in FAMILIES if rule in family.RULES)

@@ -34,6 +34,22 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _MHA_CLASS, _SCORES, _SDPA_HEAD
 from attention.review.rules._rule import Rule
 
+READS = (
+    "What the mask argument of each API means (its row: True = may attend, True = masked out,"
+    " or added to the scores) against what the code shows of the mask that reaches it: how it"
+    " was built (a comparison, a triangle, `~`, `logical_not`, `== 0`), what `masked_fill` or"
+    " `torch.where` does with it, and, for a warning only, its name."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A mask whose meaning the code does not show: a parameter with no telling name, a value "
+    "made in another package or by a function it cannot read. A Hugging Face `attention_mask`"
+    " handed to `masked_fill` as it is inside an attention layer, where it may already be the"
+    " expanded mask of either meaning."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM101",

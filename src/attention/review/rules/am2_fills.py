@@ -36,6 +36,21 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _SCORES
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The value a masked score is filled with or has added (a constant, "
+    "`torch.finfo(dtype).min`, a tensor holding one, a 0/1 mask converted to numbers), the "
+    "dtype the code or its tree shows (`.half()`, float16, autocast), and whether a softmax "
+    "reads the filled tensor, whatever the tensor is called."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A fill that no softmax or attention API reads (a pooling's `-inf`, a detector's `INF` "
+    "before `min`); a fill float16 cannot hold where neither the module nor its tree runs in "
+    "float16; a value computed at run time."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM201",

@@ -40,6 +40,19 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _SDPA_HEAD
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The triangle a mask holds (`tril` / `triu` and their diagonal, position comparisons such"
+    " as `i >= j`), the query and key lengths as expressions (a cache prepended to the keys "
+    "makes S = past + L), and `is_causal` against the API row's alignment."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "Lengths the code does not relate to each other; a mask built in another package; a "
+    "decode step it cannot tell from a prefill."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM301",

@@ -36,6 +36,20 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _SCORES
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The axis a softmax runs along against the axes of the scores (`q @ kᵀ` puts the keys "
+    "last; `view`, `transpose` and `permute` are followed), what multiplies or fills the "
+    "weights after it, whether they are renormalised, and a softcap applied after the mask."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A softmax over a tensor not shown to come from `q @ kᵀ` (a classifier's logits, a "
+    "router's gates); weights zeroed by a tensor that may hold whole rows only "
+    "(`m.unsqueeze(-1)`); axes moved by calls it does not read."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM401",

@@ -31,6 +31,19 @@ if TYPE_CHECKING:
 
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The scale as an expression (a root, a power, a division, a constant) against the size of"
+    " the query's last axis as an expression (`d_model // num_heads`, `head_dim`), and how "
+    "many times the scores are divided."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A scale from a configuration value whose relation to the query's size the code does not "
+    "show; a learned temperature; a scale passed in by the caller."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM501",

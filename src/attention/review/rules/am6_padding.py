@@ -32,6 +32,18 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _ROW_BIAS
 from attention.review.rules._rule import Rule
 
+READS = (
+    "Which axis a padding mask varies along after `unsqueeze`, indexing and `view`, against "
+    "the query and key axes of the scores; query rows left with no allowed key."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A mask of unknown rank; rows emptied by values only known at run time (the runtime watch"
+    " sees those)."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM601",

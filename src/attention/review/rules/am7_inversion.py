@@ -13,6 +13,19 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _MHA_CLASS
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The dtype of the tensor that `~`, `logical_not` or `1 -` is applied to, as the code "
+    "shows it: a comparison gives bool, `.long()` integers, `torch.ones` float32 unless a "
+    "dtype is given."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "A tensor of unknown dtype, such as a parameter with no annotation; the runtime watch "
+    "sees its dtype."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM701",

@@ -36,6 +36,20 @@ if TYPE_CHECKING:
 from attention.review.rules._examples import _SPLIT_CLASS
 from attention.review.rules._rule import Rule
 
+READS = (
+    "The order of batch, head and position axes of masks and scores (`repeat` against "
+    "`repeat_interleave`, `view` and `reshape` of batch and heads), and `batch_first` of "
+    "`nn.MultiheadAttention` and Transformer layers against the layout of the tensors given "
+    "to them."
+)
+"""What the family's rules read: the facts each finding rests on."""
+
+SILENT = (
+    "Shapes known only at run time; a layout that depends on the caller; modules built in "
+    "another file it cannot read."
+)
+"""What the family leaves silent: what its rules cannot know, and so do not guess."""
+
 RULES: tuple[Rule, ...] = (
     Rule(
         "AM801",
