@@ -260,7 +260,8 @@ class Scores:
     folded the key axis into one with other axes (``s.reshape(B, H, L * S)``).  ``key_axes``:
     how many trailing axes index the keys (2 for an einsum's ``...hw`` of a feature map).
     ``scaled_by``: the scale, written out as a root or a power, that already divided them by
-    √d (multiplied them by 1/√d).
+    √d (multiplied them by 1/√d).  ``key_at``: where the key axis is, counted from the end
+    (-1 for ``q @ kᵀ``; -2 for an einsum's ``...kq`` or scores transposed).
     """
 
     origin: Origin
@@ -278,6 +279,7 @@ class Scores:
     merged: Origin | None = None
     key_axes: int = 1
     scaled_by: Scale | None = None
+    key_at: int = -1
 
 
 @dataclass(frozen=True)

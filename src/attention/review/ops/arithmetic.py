@@ -470,6 +470,9 @@ def add(
             return left.but(finfo_terms=left.finfo_terms + right.finfo_terms)
         return None
     for this, other, other_node in ((left, right, right_node), (right, left, left_node)):
+        if isinstance(this, Scores) and this.key_at != -1:
+            # scores whose keys are not last: where a mask's keys and triangle lie is not known
+            return dataclasses.replace(this, masked=True, fixable=None)
         if isinstance(this, Scores):
             if isinstance(other, Mask) and other.unranked_at is not None:
                 ranked = other.ranked(this.ndim, this.origin)

@@ -160,6 +160,8 @@ def scores_reshaped(ev: Interpreter, c: Call) -> Reading:
     """``scores.view(...)``: scores reshaped, the keys kept last or not."""
     args, method, receiver, origin = c.args, c.method, c.receiver, c.origin
     if ops.moves(method, "reshape") and isinstance(receiver, Scores):
+        if receiver.key_at != -1:
+            return None  # the keys moved, then reshaped: where they lie is not known
         # a new shape: as many axes as sizes given (a single argument may be a whole shape)
         ndim = len(args) if len(args) >= 2 else None
         merged = receiver.merged
@@ -174,6 +176,8 @@ def scores_flattened(ev: Interpreter, c: Call) -> Reading:
     """``scores.flatten(...)``: scores with axes merged."""
     node, values, method, receiver, origin = c.node, c.values, c.method, c.receiver, c.origin
     if method == "flatten" and isinstance(receiver, Scores):
+        if receiver.key_at != -1:
+            return None  # the keys moved, then flattened: where they lie is not known
         return normalisation.flattened(ev, receiver, node, values, origin)
     return NOT_MINE
 
@@ -226,9 +230,27 @@ def scores_swapped(ev: Interpreter, c: Call) -> Reading:
         # the scores' other axes swapped (heads and queries): the keys stay last
         axes = [int_literal(arg.value) for arg in args]
         rank = receiver.ndim
+        if (
+            rank is None
+            and receiver.key_axes == 1
+            and len(axes) == 2
+            and all(a is not None and a < 0 for a in axes)
+        ):
+            # counted from the end, as the key axis is: `s.transpose(-1, -2)` of any rank
+            if receiver.key_at not in axes:
+                return dataclasses.replace(receiver, origin=origin, major=None)
+            other = axes[1] if axes[0] == receiver.key_at else axes[0]
+            assert other is not None
+            return dataclasses.replace(receiver, origin=origin, major=None, key_at=other)
         if rank is None or len(axes) != 2 or any(a is None or not -rank <= a < rank for a in axes):
             return None
-        if rank - 1 in {a % rank for a in axes if a is not None}:
+        swapped = [a % rank for a in axes if a is not None]
+        key = receiver.key_at % rank
+        if receiver.key_axes == 1 and key in swapped and len(set(swapped)) == 2:
+            # the key axis itself moved: it is now where the other axis was
+            other = swapped[1] if swapped[0] == key else swapped[0]
+            return dataclasses.replace(receiver, origin=origin, major=None, key_at=other - rank)
+        if rank - 1 in swapped:
             return None
         return dataclasses.replace(receiver, origin=origin, major=None)
     return NOT_MINE

@@ -308,6 +308,9 @@ def masked_fill(
     func: ast.AST,
 ) -> AnyValue | None:
     """``x.masked_fill(mask, fill)``: the fill's size and the mask's meaning."""
+    if isinstance(target, Scores) and target.key_at != -1:
+        # scores whose keys are not last: where a mask's keys and triangle lie is not known
+        return dataclasses.replace(target, masked=True, fixable=None)
     mask = values[0] if values else None
     if isinstance(mask, Mask) and isinstance(target, Scores):
         mask = mask.ranked(target.ndim, target.origin)
@@ -564,6 +567,10 @@ def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) 
     which must fit the dtype it is later converted to.
     """
     condition, *branches = values
+    turned = next((b for b in branches if isinstance(b, Scores) and b.key_at != -1), None)
+    if turned is not None:
+        # scores whose keys are not last: where a mask's keys and triangle lie is not known
+        return dataclasses.replace(turned, masked=True, fixable=None)
     args = ev.args(node)
     both = all(isinstance(value, Const) for value in branches)
     before = len(ev.hits)

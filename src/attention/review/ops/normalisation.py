@@ -113,7 +113,8 @@ def softmax(
     nan_at = Origin(node, "softmax") if subject.empty_row is not None else None
     return Weights(
         Origin(node, "softmax"),
-        unmasked=not subject.masked,
+        # (weights of scores whose keys are not last: where a later mask's keys lie is unknown)
+        unmasked=not subject.masked and subject.key_at == -1,
         unscaled=not subject.scaled,
         nan_at=nan_at,
         weak=tuple(weak),

@@ -95,8 +95,10 @@ def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> A
     contracted = parts[0][-1]
     letters = output.replace(".", "")
     keys = len(letters) - len(letters.rstrip("".join(set(parts[1]) - set(parts[0]))))
-    if contracted not in parts[1] or contracted in output or not keys:
+    if contracted not in parts[1] or contracted in output:
         return None
+    if not keys:
+        return _keys_inside(parts, letters, contracted, values, origin)
     # the query's features against the key's, last in both ("bhid,bhjd->bhij"), or a scaled
     # query against the two (or more) axes of a key feature map (DETR's "bqnc,bnchw->bqnhw"):
     # weights times values ("bqj,bjhw->bqhw") have that shape too, and no scale
@@ -108,6 +110,22 @@ def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> A
     if parts[1][-1] == contracted or feature_map:
         return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_axes=keys)
     return None
+
+
+def _keys_inside(
+    parts: list[str], letters: str, contracted: str, values: list[AnyValue | None], origin: Origin
+) -> Scores | None:
+    """``einsum("bhqd,bhkd->bhkq", q, k)``: the scores with their one key axis before the end.
+
+    The key's own letter (in the key, not in the query) is one axis of the output, the
+    query's own letter another, and the features, last in both, are summed.
+    """
+    own = [letter for letter in letters if letter in parts[1] and letter not in parts[0]]
+    query = [letter for letter in letters if letter in parts[0] and letter not in parts[1]]
+    if len(own) != 1 or len(query) != 1 or parts[1][-1] != contracted or "." in "".join(parts):
+        return None
+    at = letters.index(own[0]) - len(letters)
+    return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_at=at)
 
 
 def _major(side: object) -> heads.Major | None:

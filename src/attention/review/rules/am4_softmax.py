@@ -170,7 +170,10 @@ def axis_check(
     one factor of a dual softmax (:func:`~attention.review.idioms.dual_softmax`).  Both are
     looked for only where a finding would be made.
     """
-    last = dim == -1 or (dim is not None and subject.ndim is not None and dim == subject.ndim - 1)
+    key = subject.key_at
+    last = dim == key or (
+        dim is not None and subject.ndim is not None and dim == subject.ndim + key
+    )
     facts: list[tuple[str, Origin]]
     if (
         subject.merged is not None
@@ -186,7 +189,7 @@ def axis_check(
     elif implicit and subject.ndim is not None:
         # torch's deprecated implicit choice: dim 0 for 0-, 1- and 3-D input, else dim 1
         dim = 0 if subject.ndim in (0, 1, 3) else 1
-        if dim == subject.ndim - 1:
+        if dim == subject.ndim + key:
             return
         expects = (
             f"a softmax without dim takes dim={dim} of these {subject.ndim}-D scores; the "
@@ -195,6 +198,14 @@ def axis_check(
         facts = [(f"scores [..., L, S], {subject.ndim}-D", subject.origin)]
     elif implicit or dim is None:
         return
+    elif key != -1:
+        if last or (dim >= 0 and subject.ndim is None):
+            return
+        expects = (
+            f"the key axis of these scores is dim={key}: each query's weights over the keys "
+            "sum to 1 only along it"
+        )
+        facts = [(f"scores whose key axis is dim={key}", subject.origin)]
     else:
         wrong = dim < -1 or dim == 0
         if subject.ndim is not None and dim >= 0:
