@@ -71,3 +71,24 @@ def test_a_mask_on_scores_whose_keys_moved_is_not_judged(masking: str) -> None:
         "    return s.softmax(1) @ v\n"
     )
     assert codes(body) == []
+
+
+@pytest.mark.parametrize(
+    ("operands", "dim", "expected"),
+    [
+        ("keys, queries", 2, []),  # torchaudio's HDemucs: t are the keys
+        ("keys, queries", 3, [("AM402", 8)]),
+        ("queries, keys", 3, []),
+        ("queries, keys", 2, [("AM402", 8)]),
+        ("a, b", 2, []),  # no name says which operand holds the keys: unknown
+        ("a, b", 3, []),
+    ],
+)
+def test_the_names_of_an_einsum_s_operands_say_which_holds_the_keys(
+    operands: str, dim: int, expected: list
+) -> None:
+    body = (
+        f'    s = torch.einsum("bhct,bhcs->bhts", {operands}) / math.sqrt(q.shape[2])\n'
+        f"    w = torch.softmax(s, dim={dim})\n"
+    )
+    assert codes(body.replace("def attend(q, k, v, m)", "")) == expected

@@ -100,6 +100,7 @@ from attention.review.values import (
     _narrowest_overflowed,
     join,
 )
+from attention.review.widths import Widths
 
 __all__ = ["Hit", "Interpreter"]
 
@@ -151,6 +152,7 @@ class Interpreter:
         # within a statement, and an unrelated masked_fill_ read as a late mask)
         self.consumed: dict[int, tuple[Scores, Origin]] = {}
         self.heads: dict[int, bool] = {}
+        self.widths: dict[int, Widths] = {}  # per class: its model width (widths.py)
         self.loops = 0
 
     # -- names -----------------------------------------------------------------------------------

@@ -67,6 +67,7 @@ from attention.review.values import (
     _penalise,
     is_zero_one,
 )
+from attention.review.widths import model_width
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
@@ -359,7 +360,8 @@ def binary(
         width = products.width_of(ev, left_node, node)
         if isinstance(left, Dim):
             # a size read from a tensor says what it is, whatever its name
-            width = ev.code(left_node) if left.role == "width" else None
+            shown = left.role == "width" or model_width(ev, left_node) is not None
+            width = ev.code(left_node) if shown else None
         if right.value == -0.5:
             return Scale(origin, width, inverted=False)
         if right.value == 0.5:

@@ -43,6 +43,7 @@ from attention.review.values import (
     Tensor,
     Transposed,
 )
+from attention.review.widths import model_width
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
@@ -96,9 +97,9 @@ def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> A
     letters = output.replace(".", "")
     keys = len(letters) - len(letters.rstrip("".join(set(parts[1]) - set(parts[0]))))
     if contracted not in parts[1] or contracted in output:
-        return None
+        return _keys_named(args, _features_inside(parts, letters, values, origin))
     if not keys:
-        return _keys_inside(parts, letters, contracted, values, origin)
+        return _keys_named(args, _keys_inside(parts, letters, contracted, values, origin))
     # the query's features against the key's, last in both ("bhid,bhjd->bhij"), or a scaled
     # query against the two (or more) axes of a key feature map (DETR's "bqnc,bnchw->bqnhw"):
     # weights times values ("bqj,bjhw->bqhw") have that shape too, and no scale
@@ -112,9 +113,52 @@ def _einsum(args: list[Arg], values: list[AnyValue | None], origin: Origin) -> A
     return None
 
 
+def _keys_named(args: list[Arg], scores: tuple[Scores, int] | None) -> Scores | None:
+    """Scores whose key axis is not last, once the operands' names say which holds the keys.
+
+    ``scores``: read with the second operand as the keys, and the axis of the first operand's
+    positions.  An einsum's order of operands says nothing (torchaudio's HDemucs writes
+    ``einsum("bhct,bhcs->bhts", keys, queries)``), so the names decide which of the two
+    position axes is the keys'; with no such names, neither is known.
+    """
+    if scores is None:
+        return None
+    read, other = scores
+    first, second = (_role(last_name(arg.value)) for arg in args[1:3])
+    if first == "query" or second == "key":
+        return read
+    if first == "key" or second == "query":
+        return dataclasses.replace(read, key_at=other)
+    return None
+
+
+def _features_inside(
+    parts: list[str], letters: str, values: list[AnyValue | None], origin: Origin
+) -> tuple[Scores, int] | None:
+    """``einsum("bct,bcs->bts", q, k)``: features on one axis before the positions, summed.
+
+    A convolution's ``[B, C, T]`` query and key; the keys' axis is where the output puts it.
+
+    Weights times values (``"bts,bcs->bct"``) sum an axis that is not at one place in both.
+    """
+    summed = [x for x in parts[0] if x in parts[1] and x not in letters]
+    if len(summed) != 1 or "." in "".join(parts) or len(parts[0]) != len(parts[1]):
+        return None
+    feature = summed[0]
+    if parts[0].index(feature) != parts[1].index(feature):
+        return None
+    own = [x for x in letters if x in parts[1] and x not in parts[0]]
+    query = [x for x in letters if x in parts[0] and x not in parts[1]]
+    if len(own) != 1 or len(query) != 1:
+        return None
+    at = letters.index(own[0]) - len(letters)
+    other = letters.index(query[0]) - len(letters)
+    return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_at=at), other
+
+
 def _keys_inside(
     parts: list[str], letters: str, contracted: str, values: list[AnyValue | None], origin: Origin
-) -> Scores | None:
+) -> tuple[Scores, int] | None:
     """``einsum("bhqd,bhkd->bhkq", q, k)``: the scores with their one key axis before the end.
 
     The key's own letter (in the key, not in the query) is one axis of the output, the
@@ -125,7 +169,8 @@ def _keys_inside(
     if len(own) != 1 or len(query) != 1 or parts[1][-1] != contracted or "." in "".join(parts):
         return None
     at = letters.index(own[0]) - len(letters)
-    return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_at=at)
+    other = letters.index(query[0]) - len(letters)
+    return Scores(origin, scaled=_scaled(values[1]), ndim=len(letters), key_at=at), other
 
 
 def _major(side: object) -> heads.Major | None:
@@ -252,7 +297,7 @@ def width_of(ev: Interpreter, node: ast.AST, at: ast.AST) -> str | None:
     parts = factors(written)
     if len(parts) >= 2 and any(map(head_counts.counts, parts)) and any(map(_head_size, parts)):
         return ev.code(node)
-    return scale_from_name(names_in(written))
+    return scale_from_name(names_in(written)) or model_width(ev, written)
 
 
 @operation(*SCALING_METHODS)
@@ -350,7 +395,9 @@ def square_root(ev: Interpreter, c: Call) -> Reading:
         argument = args[0].value if args else None
         width = None if argument is None else width_of(ev, argument, node)
         if argument is not None and isinstance(values[0], Dim):
-            width = ev.code(argument) if values[0].role == "width" else None
+            # a size read from a tensor says what it is, whatever its name
+            shown = values[0].role == "width" or model_width(ev, argument) is not None
+            width = ev.code(argument) if shown else None
         # sqrt(1 / (3 * d)) is already the reciprocal: a factor, not a divisor
         reciprocal = (
             isinstance(argument, ast.BinOp)
