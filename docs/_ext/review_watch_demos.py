@@ -234,4 +234,21 @@ AW218 batch-first-input: query [4, 3, 4] is laid out as the token ids [4, 3] it 
 >>> weights.shape                                           # [T, B, B]: items attend to items
 torch.Size([3, 4, 4])
 """,
+    "AW219": _HEAD
+    + """\
+>>> _ = torch.manual_seed(0)
+>>> mha = torch.nn.MultiheadAttention(4, 2, batch_first=True)   # H = 2 heads
+>>> x = torch.randn(2, 3, 4)                                    # [B, L, E]
+>>> pad = torch.tensor([[False, False, True], [False, True, True]])   # True = masked out
+>>> per_item = pad[:, None, :].expand(2, 3, 3)                  # [B, L, S]
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out, weights = mha(x, x, x, attn_mask=per_item.repeat(2, 1, 1))   # head by head
+>>> print(seen.findings[0].headline)
+AW219 mask-tiled-against-the-heads: attn_mask [4, 3, 3] (torch.bool) for 2 batch items of 2 heads: read as the module reads it (entry b·2 + h), item 0's heads differ, while read head by head (entry h·2 + b) they agree: the per-item masks were tiled head by head
+>>> weights[1, 0].detach().round(decimals=3)                     # item 1: key 1 is padding
+tensor([0.7560, 0.2440, 0.0000])
+>>> right = per_item.repeat_interleave(2, dim=0)                # item by item
+>>> mha(x, x, x, attn_mask=right)[1][1, 0].detach()
+tensor([1., 0., 0.])
+""",
 }

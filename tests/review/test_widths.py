@@ -10,7 +10,7 @@ import pytest
 
 from attention.review.check import check_source
 
-_CLASS = '''import math
+_CLASS = """import math
 
 import torch
 from torch import nn
@@ -31,7 +31,7 @@ class Attention(nn.Module):
         k = self.linear_k(x).view(n, -1, self.h, self.d_k).transpose(1, 2)
         scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt({scale})
         return torch.softmax(scores, dim=-1)
-'''
+"""
 
 
 def codes(source: str) -> list[tuple[str, int]]:
@@ -58,7 +58,7 @@ def test_a_width_that_each_head_has_whole_is_a_head_size() -> None:
 
 
 def test_a_single_head_scaled_by_its_width_is_right() -> None:
-    source = '''import math
+    source = """import math
 
 import torch
 from torch import nn
@@ -74,5 +74,5 @@ class Attention(nn.Module):
     def forward(self, x):
         w = torch.einsum("bct,bcs->bts", self.q(x), self.k(x)) / math.sqrt(self.channels)
         return w.softmax(-1)
-'''
+"""
     assert codes(source) == []

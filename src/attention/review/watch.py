@@ -537,6 +537,40 @@ def _forbidden_to_allowed(mask: Tensor) -> Tensor:
     return ~mask if mask.dtype == torch.bool else mask.ne(float("-inf"))
 
 
+def _tiled_against_the_heads(
+    allowed: Tensor, batch: int, heads: int, mask: Tensor, api: str, row: str
+) -> _Seen | None:
+    """AW219: a ``[B·H, L, S]`` mask whose heads agree only when read head by head.
+
+    The module reads entry ``b·H + h`` as item b's head h.  A mask of per-item masks tiled
+    with ``repeat(H, 1, 1)`` holds item b at ``h·B + b``: read as the module reads it, an
+    item's heads then differ, while read head by head they agree.  Masks that differ per head
+    on purpose agree neither way, and are left alone; so are masks that agree both ways.
+
+    >>> items = torch.tensor([[True, True, False], [True, False, False]])[:, None, :]  # [B, 1, S]
+    >>> tiled = items.expand(2, 3, 3).repeat(2, 1, 1)          # [B·H, L, S], head by head
+    >>> _tiled_against_the_heads(tiled, 2, 2, tiled, "MHA", "row").code
+    'AW219'
+    >>> right = items.expand(2, 3, 3).repeat_interleave(2, dim=0)
+    >>> _tiled_against_the_heads(right, 2, 2, right, "MHA", "row") is None
+    True
+    """
+    if batch < 2 or heads < 2:
+        return None
+    length_q, length_k = int(allowed.shape[1]), int(allowed.shape[2])
+    read = allowed.view(batch, heads, length_q, length_k)  # as the module reads it
+    written = allowed.view(heads, batch, length_q, length_k)  # as repeat() lays it out
+    if bool((read == read[:, :1]).all()) or not bool((written == written[:1]).all()):
+        return None
+    first = next(b for b in range(batch) if not bool((read[b] == read[b, :1]).all()))
+    seen = (
+        f"{_describe('attn_mask', mask)} for {batch} batch items of {heads} heads: read as the "
+        f"module reads it (entry b·{heads} + h), item {first}'s heads differ, while read head "
+        f"by head (entry h·{batch} + b) they agree: the per-item masks were tiled head by head"
+    )
+    return _Seen("AW219", api, seen, (row,))
+
+
 def _mha_masks(
     api: str,
     query: Tensor,
@@ -603,6 +637,9 @@ def _mha_masks(
         found.extend(_additive(attn_mask, query.dtype, "attn_mask", api))
     allowed = _forbidden_to_allowed(attn_mask)
     if allowed.dim() == 3 and batch is not None and allowed.shape[0] == batch * heads:
+        tiled = _tiled_against_the_heads(allowed, batch, heads, attn_mask, api, attn_row)
+        if tiled is not None:
+            return [*found, tiled]
         allowed = allowed.view(batch, heads, length_q, length_k)
     names = ("batch item", "head", "query", "key")[-allowed.dim() :]
     inverted = _inverted(allowed, length_q, length_k, "attn_mask", attn_mask, names)

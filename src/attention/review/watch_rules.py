@@ -29,6 +29,7 @@ __all__ = [
     "HiddenKeyNanWarning",
     "InvertedMaskWarning",
     "MaskOverflowWarning",
+    "MaskTiledWarning",
     "MaskedSoftmaxRowWarning",
     "NanScoresWarning",
     "NonFiniteMaskWarning",
@@ -114,6 +115,10 @@ class QueryAxisSoftmaxWarning(AttentionWatchWarning):
 
 class BatchFirstInputWarning(AttentionWatchWarning):
     """A batch-first input given to a sequence-first nn.MultiheadAttention (AW218)."""
+
+
+class MaskTiledWarning(AttentionWatchWarning):
+    """A 3-D attn_mask tiled for the heads in the other order than the module reads (AW219)."""
 
 
 class UniformSoftmaxWarning(AttentionWatchWarning):
@@ -468,6 +473,23 @@ _VALUE_RULES = (
         ),
         warning=BatchFirstInputWarning,
         static=("AM801",),
+    ),
+    WatchRule(
+        code="AW219",
+        name="mask-tiled-against-the-heads",
+        rows=(apis.MHA.claim("attn_mask.bool"),),
+        message=(
+            "nn.MultiheadAttention reads a 3-D attn_mask [B·H, L, S] batch item by batch item, "
+            "each item's H heads together (entry b·H + h); this mask holds one item's mask "
+            "every B entries, head by head, as repeat(H, 1, 1) tiles it, so the items' masks "
+            "are read for the wrong items"
+        ),
+        fix=(
+            "tile the per-item mask with mask.repeat_interleave(num_heads, dim=0), or give "
+            "[B, S] padding as key_padding_mask"
+        ),
+        warning=MaskTiledWarning,
+        static=("AM802",),
     ),
 )
 
