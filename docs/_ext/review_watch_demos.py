@@ -251,4 +251,17 @@ tensor([0.7560, 0.2440, 0.0000])
 >>> mha(x, x, x, attn_mask=right)[1][1, 0].detach()
 tensor([1., 0., 0.])
 """,
+    "AW220": _HEAD
+    + """\
+>>> q = k = torch.zeros(1, 1, 3, 2); v = torch.eye(3)[None, None]   # v = I: outputs are weights
+>>> keep = torch.tensor([[1, 1, 0]])                        # 1 = real token, 0 = padding
+>>> with warnings.catch_warnings(record=True), watch() as seen:
+...     out = F.scaled_dot_product_attention(q, k, v, attn_mask=(~keep).float()[:, None, None, :])
+>>> print(seen.findings[0].headline)
+AW220 integer-mask-as-additive: attn_mask [1, 1, 1, 3] (torch.float32) holds only -2 and -1 (2 entries of -2, first at index (0, 0, 0, 0)): a 0/1 mask turned into integers one apart, so the keys at -2 keep e^-1 ≈ 0.37 of the others' weight and no key is masked
+>>> out[0, 0, 0]                                            # the padding key weighs most
+tensor([0.2119, 0.2119, 0.5761])
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=keep.bool()[:, None, None, :])[0, 0, 0]
+tensor([0.5000, 0.5000, 0.0000])
+""",
 }

@@ -348,8 +348,30 @@ def _reversed_padding(
     )
 
 
+def _shifted_integers(mask: Tensor) -> tuple[float, float, list[int], int] | None:
+    """AW220: a mask of exactly two values, integers one apart, neither above 0.
+
+    ``-m`` or ``m - 1`` of a 0/1 mask gives -1 and 0, ``~m`` of an integer one -2 and -1; no
+    bias has that form (an ALiBi or relative-position bias has fractional or many values).
+
+    >>> _shifted_integers((~torch.tensor([[1, 1, 0]])).float())[:2]
+    (-2.0, -1.0)
+    >>> _shifted_integers(torch.tensor([[0.0, -0.5, -1.0]])) is None
+    True
+    """
+    if mask.numel() < 2 or not mask.is_floating_point():
+        return None
+    low, high = float(mask.amin()), float(mask.amax())  # linear, as the other checks
+    if not (high <= 0 and high - low == 1 and low == int(low)):
+        return None
+    if not bool((mask.eq(low) | mask.eq(high)).all()):
+        return None
+    index, count = _first(mask.eq(low))
+    return low, high, index, count
+
+
 def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> list[_Seen]:
-    """AW204 (positive), AW205 (NaN, +inf) and AW206 (overflow in the query's dtype)."""
+    """AW204 (positive), AW205 (NaN, +inf), AW220 (two integers) and AW206 (overflow)."""
     found: list[_Seen] = []
     rows: tuple[str, ...] = (
         (apis.SDPA.claim("attn_mask.float"),)
@@ -384,6 +406,20 @@ def _additive(mask: Tensor, query_dtype: torch.dtype, what: str, api: str) -> li
                 + (" (and -inf)" if bool(mask.eq(float("-inf")).any()) else "")
                 + f": a Boolean mask turned float; {count} entries of 1.0, first at index "
                 f"{tuple(index)}",
+                rows,
+            )
+        )
+    shifted = _shifted_integers(mask)
+    if shifted is not None:
+        low, high, index, count = shifted
+        found.append(
+            _Seen(
+                "AW220",
+                api,
+                f"{_describe(what, mask)} holds only {low:g} and {high:g} ({count} entries of "
+                f"{low:g}, first at index {tuple(index)}): a 0/1 mask turned into integers one "
+                f"apart, so the keys at {low:g} keep e^-1 ≈ 0.37 of the others' weight and no "
+                "key is masked",
                 rows,
             )
         )

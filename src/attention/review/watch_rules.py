@@ -37,6 +37,7 @@ __all__ = [
     "PositiveAdditiveMaskWarning",
     "QueryAxisSoftmaxWarning",
     "ReversedPaddingWarning",
+    "ShiftedIntegerMaskWarning",
     "SizeOneSoftmaxWarning",
     "SoftmaxAxisWarning",
     "UniformSoftmaxWarning",
@@ -63,6 +64,10 @@ class PaddingHidesItemWarning(AttentionWatchWarning):
 
 class PositiveAdditiveMaskWarning(AttentionWatchWarning):
     """An additive mask of only 0.0 and 1.0: a Boolean mask turned float (AW204)."""
+
+
+class ShiftedIntegerMaskWarning(AttentionWatchWarning):
+    """An additive mask of two integers one apart, -1 and 0 or -2 and -1 (AW220)."""
 
 
 class NonFiniteMaskWarning(AttentionWatchWarning):
@@ -490,6 +495,26 @@ _VALUE_RULES = (
         ),
         warning=MaskTiledWarning,
         static=("AM802",),
+    ),
+    WatchRule(
+        code="AW220",
+        name="integer-mask-as-additive",
+        rows=(
+            apis.SDPA.claim("attn_mask.float"),
+            apis.MHA.claim("attn_mask.float"),
+            apis.MHA.claim("key_padding_mask.float"),
+        ),
+        message=(
+            "the additive mask holds only two integers one apart (-1 and 0, or -2 and -1): a "
+            "0/1 mask negated or inverted as integers (`~` of 0 and 1 is -1 and -2) and added "
+            "as it is, so a masked key keeps e^-1 ≈ 0.37 of the weight it would have"
+        ),
+        fix=(
+            "invert or negate the mask as a Boolean one (`mask == 0`, `~mask.bool()`), and pass "
+            "it as it is, or fill its masked entries with float('-inf') or finfo(dtype).min"
+        ),
+        warning=ShiftedIntegerMaskWarning,
+        static=("AM203",),
     ),
 )
 
