@@ -183,6 +183,8 @@ def layer(
         for part in module.parts:
             value = layer(ev, part, node, value) if isinstance(part, Module) else None
         return value
+    if isinstance(subject, Embedded) and module.kind in ("same", "linear"):
+        return subject  # a norm, an activation, dropout, a projection: the layout stays
     sizes = subject.sizes if isinstance(subject, Tensor) else None
     if module.kind == "same":
         return Tensor(origin, sizes=sizes) if sizes is not None else None

@@ -329,7 +329,12 @@ class KeyCat:
 
 @dataclass(frozen=True)
 class Embedded:
-    """The output of an ``nn.Embedding`` of token ids ``[B, T]``: batch first, ``[B, T, E]``."""
+    """A tensor the code shows to be batch first, ``[B, T, E]``.
+
+    The output of an ``nn.Embedding`` of token ids ``[B, T]``, or a feature map ``[B, C, H, W]``
+    flattened and transposed to ``[B, H·W, C]``; it stays so through what keeps its layout (a
+    norm, dropout, an activation, a linear layer, adding positions, a copy).
+    """
 
     origin: Origin
 

@@ -118,6 +118,17 @@ class ScaledTensor:
 
 
 @dataclass(frozen=True)
+class FlatMap:
+    """``x.flatten(2)`` of a tensor not known to be scores.
+
+    A feature map ``[B, C, H, W]`` with its positions flattened into the last axis,
+    ``[B, C, H·W]``.
+    """
+
+    origin: Origin
+
+
+@dataclass(frozen=True)
 class Instance:
     """An instance of a class this module defines (``layer = Attention(8)``)."""
 
@@ -299,6 +310,7 @@ AnyValue = (
     | Relative
     | Dim
     | Instance
+    | FlatMap
     | TupleValue
     | Partial
     | Layers

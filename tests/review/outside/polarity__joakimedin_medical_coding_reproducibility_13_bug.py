@@ -9,7 +9,7 @@ self-attention that turns the 0/1 mask into the additive (1 - mask) * finfo.min 
 """
 
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import torch
 

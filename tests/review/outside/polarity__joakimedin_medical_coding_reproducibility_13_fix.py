@@ -5,7 +5,8 @@ Class: polarity
 """
 
 import math
-from typing import Optional, Sequence
+from collections.abc import Sequence
+from typing import Optional
 
 import torch
 

@@ -28,6 +28,7 @@ from attention.review.ops.positions import (
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
 from attention.review.provenance import (
     Const,
+    Embedded,
     Mask,
     Meaning,
     Origin,
@@ -196,6 +197,24 @@ def invert(ev: Interpreter, mask: Mask, node: ast.AST) -> Mask:
     return mask.flipped(Origin(node, "inverted with `~`"))
 
 
+def _layout_kept(
+    left: AnyValue | None, right: AnyValue | None, operator: ast.operator
+) -> Embedded | None:
+    """``x + pos``, ``x * scale`` of a batch-first tensor: still batch first.
+
+    The other side is a number, or a tensor of no known role (a learned position table, an
+    embedding of positions); never a mask, scores or weights, whose facts go first.
+    """
+    if not isinstance(operator, (ast.Add, ast.Sub, ast.Mult, ast.Div)):
+        return None
+    for this, other in ((left, right), (right, left)):
+        if isinstance(this, Embedded) and (
+            other is None or isinstance(other, (Const, Tensor, Param, ScaledTensor, Embedded))
+        ):
+            return this
+    return None
+
+
 def binary(
     ev: Interpreter,
     left_node: ast.AST,
@@ -209,6 +228,9 @@ def binary(
     origin = Origin(node, "")
     if isinstance(left, Positions) or isinstance(right, Positions):
         return _shifted(left, right, operator, left_node, right_node, origin)
+    laid_out = _layout_kept(left, right, operator)
+    if laid_out is not None:
+        return laid_out
     if isinstance(operator, ast.MatMult):
         if isinstance(left, Weights) and left.nan_at is not None:
             return Attended(origin, left.nan_at)  # NaN rows of weights give NaN outputs

@@ -11,9 +11,9 @@ from attention.review.events import HeadsSplit, emit
 from attention.review.ops import head_axes, normalisation
 from attention.review.ops.products import _folds_the_keys
 from attention.review.ops.registry import NOT_MINE, Call, Reading, operation
-from attention.review.provenance import Mask, Scores, Triangle
+from attention.review.provenance import Embedded, Mask, Origin, Scores, Triangle
 from attention.review.syntax import int_literal, last_name
-from attention.review.values import Dim, ScaledTensor, Tensor, Transposed
+from attention.review.values import Dim, FlatMap, Param, ScaledTensor, Tensor, Transposed
 
 if TYPE_CHECKING:
     from attention.review.interpreter import Interpreter
@@ -69,12 +69,13 @@ def mask_expanded(ev: Interpreter, c: Call) -> Reading:
     kinds=(
         Mask,
         Scores,
+        Embedded,
     ),
 )
 def kept(ev: Interpreter, c: Call) -> Reading:
-    """A copy, a move to another device, a broadcast: the mask or scores as they were."""
+    """A copy, a move to another device, a broadcast: the mask, scores or layout as they were."""
     method, receiver = c.method, c.receiver
-    if ops.keeps(method) and isinstance(receiver, (Mask, Scores)):
+    if ops.keeps(method) and isinstance(receiver, (Mask, Scores, Embedded)):
         return receiver
     return NOT_MINE
 
@@ -180,6 +181,42 @@ def scores_flattened(ev: Interpreter, c: Call) -> Reading:
             return None  # the keys moved, then flattened: where they lie is not known
         return normalisation.flattened(ev, receiver, node, values, origin)
     return NOT_MINE
+
+
+@operation("flatten")
+def feature_map_flattened(ev: Interpreter, c: Call) -> Reading:
+    """``x.flatten(2)`` of a tensor of no known role: a feature map's positions made one axis."""
+    node, values, method, receiver, origin = c.node, c.values, c.method, c.receiver, c.origin
+    if method != "flatten" or not (receiver is None or isinstance(receiver, (Param, Tensor))):
+        return NOT_MINE
+    if isinstance(receiver, Tensor) and (receiver.dtype in ("bool", "int") or receiver.holds):
+        return NOT_MINE
+    start, _ = ev.argument(node, values, 0, "start_dim")
+    end, _ = ev.argument(node, values, 1, "end_dim")
+    if start is None or int_literal(start.value) != 2 or end is not None:
+        return NOT_MINE
+    return FlatMap(Origin(origin.node, "a feature map [B, C, H, W] flattened to [B, C, H·W]"))
+
+
+@operation(*ops.names(lambda n: ops.moves(n, "swap", "permute")), kinds=(FlatMap,))
+def feature_map_turned(ev: Interpreter, c: Call) -> Reading:
+    """``x.flatten(2).transpose(1, 2)``: its positions on axis 1, batch first, ``[B, H·W, C]``.
+
+    ``.permute(2, 0, 1)`` makes it sequence first, ``[H·W, B, C]``, which nothing reports.
+    """
+    args, method, receiver = c.args, c.method, c.receiver
+    if not isinstance(receiver, FlatMap):
+        return NOT_MINE
+    axes = [int_literal(arg.value) for arg in args]
+    if any(axis is None for axis in axes):
+        return None
+    order = [axis % 3 for axis in axes if axis is not None]
+    if (ops.moves(method, "swap") and sorted(order) == [1, 2]) or (
+        ops.moves(method, "permute") and order == [0, 2, 1]
+    ):
+        reason = "a feature map [B, C, H, W] flattened and transposed: batch first, [B, H·W, C]"
+        return Embedded(Origin(receiver.origin.node, reason))
+    return None
 
 
 @operation(
