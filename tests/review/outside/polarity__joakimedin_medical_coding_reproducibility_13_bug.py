@@ -9,7 +9,7 @@ self-attention that turns the 0/1 mask into the additive (1 - mask) * finfo.min 
 """
 
 import math
-from collections.abc import Sequence
+from typing import Sequence
 
 import torch
 

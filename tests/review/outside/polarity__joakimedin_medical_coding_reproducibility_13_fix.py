@@ -5,8 +5,7 @@ Class: polarity
 """
 
 import math
-from collections.abc import Sequence
-from typing import Optional
+from typing import Optional, Sequence
 
 import torch
 
