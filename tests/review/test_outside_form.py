@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 import runpy
 from pathlib import Path
@@ -110,3 +111,18 @@ def test_bug_differs_from_fix(bug: Path) -> None:
 @pytest.mark.parametrize("path", LOOKALIKES, ids=lambda p: p.name)
 def test_lookalike_is_finite(path: Path) -> None:
     assert torch.isfinite(_run(path)).all(), path.name
+
+
+def test_the_measured_record_covers_the_set_as_it_is() -> None:
+    """The figures in the README rest on measured.json: one measurement of exactly these files.
+
+    A case added or removed without measuring again fails here, so no figure outlives its set.
+    """
+    record = json.loads((OUTSIDE / "measured.json").read_text(encoding="utf-8"))
+    classes = record["classes"]
+    assert sum(row.get("bugs", 0) for row in classes.values()) == len(BUGS)
+    fixes = list(OUTSIDE.glob("*_fix.py"))
+    correct = sum(row.get("correct", 0) for row in classes.values())
+    assert correct == len(fixes) + len(LOOKALIKES)
+    named = {miss["case"] for miss in record["misses"]}
+    assert named <= {bug.stem for bug in BUGS}, sorted(named - {bug.stem for bug in BUGS})
