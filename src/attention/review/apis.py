@@ -29,6 +29,7 @@ __all__ = [
     "FLEX_ATTENTION",
     "FUNCTIONS",
     "JAX_DOT_PRODUCT_ATTENTION",
+    "MASK_MAKERS",
     "MHA",
     "MHA_FORWARD",
     "MODULE_APIS",
@@ -44,6 +45,7 @@ __all__ = [
     "TRANSFORMER_ENCODER_LAYER_FWD",
     "Api",
     "Argument",
+    "MaskMaker",
 ]
 
 Role = Literal["input", "mask", "padding", "causal", "option"]
@@ -535,3 +537,53 @@ FUNCTIONS: dict[str, Api] = {
     name: api for api in APIS if api not in MODULE_APIS for name in api.names
 }
 """Every attention function (not a module), by each of its names."""
+
+
+@dataclass(frozen=True)
+class MaskMaker:
+    """A function that returns a mask whose convention is set elsewhere, by the model's config.
+
+    ``names``: its qualified names; ``module``: the last part of its module, by which a
+    package's own relative import reaches it (``from ...masking_utils import ...``).
+    ``boolean``: what True means where the mask is Boolean; ``additive_when``: the setting under
+    which it is an additive mask instead (0 keeps a key, the dtype's minimum masks it out).
+    ``claims``: the rows that verify both, once they are in the table.
+    """
+
+    names: tuple[str, ...]
+    module: str
+    boolean: Boolean
+    additive_when: str
+    claims: tuple[str, ...] = ()
+
+    def reaches(self, qualified: str | None, relative: tuple[str, str] | None) -> bool:
+        """Whether a call of ``qualified`` (or of ``name`` imported from ``module``) is this."""
+        if qualified in self.names:
+            return True
+        if relative is None:
+            return False
+        module, name = relative
+        return module.rsplit(".", 1)[-1] == self.module and any(
+            known.rsplit(".", 1)[-1] == name for known in self.names
+        )
+
+
+TRANSFORMERS_MASKS = MaskMaker(
+    names=tuple(
+        f"transformers.masking_utils.{name}"
+        for name in (
+            "create_causal_mask",
+            "create_bidirectional_mask",
+            "create_sliding_window_causal_mask",
+            "create_chunked_causal_mask",
+        )
+    ),
+    module="masking_utils",
+    boolean="allowed",
+    additive_when='attn_implementation="eager"',
+)
+"""transformers' mask functions: a Boolean mask (True = may attend) for SDPA, a float mask of 0
+and the dtype's minimum for the eager implementation (seen on transformers 5.24.0, CPU)."""
+
+MASK_MAKERS = (TRANSFORMERS_MASKS,)
+"""Every function whose mask's convention depends on a setting, by row."""

@@ -39,6 +39,7 @@ __all__ = [
     "MaskAdded",
     "MaskAtApi",
     "MaskInverted",
+    "MaskOfASettingInverted",
     "MaskRanked",
     "ModuleCalled",
     "ModuleInput",
@@ -203,6 +204,14 @@ class HeadsSplit(Event):
 @dataclass(frozen=True)
 class MaskInverted(Event):
     """``~mask`` (or ``mask.logical_not()``) of a mask that is known to be one."""
+
+    mask: Mask
+    node: ast.AST
+
+
+@dataclass(frozen=True)
+class MaskOfASettingInverted(Event):
+    """``~mask`` or ``mask.logical_not()`` of a mask that is additive under another setting."""
 
     mask: Mask
     node: ast.AST

@@ -89,6 +89,7 @@ from attention.review.values import (
     UNKNOWN,
     AnyValue,
     Dim,
+    Guard,
     Hit,
     Instance,
     Layers,
@@ -119,6 +120,8 @@ class Interpreter:
         self.project = project
         self.path = path
         self.foreign: dict[str, tuple[str, str, int]] = {}
+        # every name a `from M import N` made, relative imports too: (M, N)
+        self.sources: dict[str, tuple[str, str]] = {}
         self.top_imports: dict[str, str] = {}
         self.fix_candidates: dict[int, tuple[Hit, str]] = {}
         self.imports: dict[str, str] = {}
@@ -414,6 +417,7 @@ class Interpreter:
             if alias.name == "*":
                 return
             local = alias.asname or alias.name
+            self.sources[local] = (node.module or "", alias.name)
             if self.project is not None:
                 self.foreign[local] = (node.module or "", alias.name, node.level)
             if node.module is not None and not node.level:
@@ -450,7 +454,13 @@ class Interpreter:
             if len(self.scopes) == 1:
                 self.globals = self.scopes[0]
         else:
+            before = dict(self.scopes[-1])
             state.branches(self, [then, otherwise], exhaustive=True)
+            for name in _narrowed_names([guard, *conjuncts]):
+                # a test narrowed the name on each side, nothing assigned it: after the if
+                # it is what it was before
+                if name in before and not _assigns([*node.body, *node.orelse], name):
+                    self.scopes[-1][name] = before[name]
 
     def decide(self, test: ast.AST) -> bool | None:
         """The value of a comparison of two known sizes, else None."""
@@ -752,3 +762,27 @@ class Interpreter:
         return self.argument(node, values, argument.position, argument.keyword)
 
     # -- sinks -----------------------------------------------------------------------------------
+
+
+def _narrowed_names(guards: list[Guard | None]) -> set[str]:
+    """The names an ``if`` test narrows (its dtype or None tests)."""
+    return {guard[0].id for guard in guards if guard is not None}
+
+
+def _assigns(statements: list[ast.stmt], name: str) -> bool:
+    """Whether any of ``statements`` (at any depth) binds ``name``."""
+    for statement in statements:
+        for node in ast.walk(statement):
+            targets: list[ast.AST] = []
+            if isinstance(node, ast.Assign):
+                targets = list(node.targets)
+            elif isinstance(
+                node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor, ast.NamedExpr)
+            ):
+                targets = [node.target]
+            elif isinstance(node, (ast.With, ast.AsyncWith)):
+                targets = [item.optional_vars for item in node.items if item.optional_vars]
+            for target in targets:
+                if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+                    return True
+    return False

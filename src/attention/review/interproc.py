@@ -379,6 +379,8 @@ def specialise(
     names = _parameters(function)
     position = 0
     for arg, value in zip(ev.args(node) if args is None else args, values, strict=True):
+        if arg.star == "**":
+            continue  # more keywords, unknown: the parameters they would bind stay unknown
         if arg.star:
             return False, None
         if arg.keyword is None:
@@ -389,6 +391,8 @@ def specialise(
         else:
             name = arg.keyword
             if name not in names:
+                if function.args.kwarg is not None:
+                    continue  # taken by the helper's **kwargs, which the pass does not follow
                 return False, None
         if value is not None:
             names[name] = value

@@ -151,7 +151,9 @@ class Mask:
     batch-major, ``repeat_interleave(H, dim=0)`` (``repeated``: head-major, ``repeat(H, 1, 1)``).
     ``head_axes``: where the mask was expanded to one copy per head (``expand(B, H, L, S)``),
     its axes as they lie now (``("H", "B", "L", "S")`` after ``transpose(0, 1)``), until a
-    reshape merges the first two.
+    reshape merges the first two.  ``additive_when``: the setting under which the same function
+    returns an additive mask instead of this Boolean one (transformers' mask functions under
+    ``attn_implementation="eager"``, :data:`~attention.review.apis.MASK_MAKERS`).
     """
 
     kind: Literal["mask", "additive"]
@@ -179,6 +181,7 @@ class Mask:
     row_value: float | None = None
     interleaved: Origin | None = None
     head_axes: tuple[str, ...] | None = None
+    additive_when: str | None = None
 
     def but(self, **changes: object) -> Mask:
         """A copy with ``changes``."""

@@ -159,6 +159,14 @@ def narrow(ev: Interpreter, guard: Guard | None, *, holds: bool) -> None:
     if not isinstance(value, Mask):
         return
     is_fact = positive == holds
+    if value.additive_when is not None and fact == "bool":
+        # a mask Boolean under one setting and additive under the other: the test says which
+        if is_fact:
+            # Boolean here for certain; whether this branch runs is still the setting's
+            ev.scopes[-1][name] = value.but(dtype="bool")
+        else:
+            ev.scopes[-1][name] = Mask("additive", value.origin, dtype="float")
+        return
     if fact == "bool" and is_fact:
         if value.kind == "mask" and not (value.by_name and value.hf):
             ev.scopes[-1][name] = value.but(dtype="bool", hf=False)

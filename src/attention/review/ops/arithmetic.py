@@ -15,6 +15,7 @@ from attention.review.events import (
     IntegersInverted,
     MaskAdded,
     MaskInverted,
+    MaskOfASettingInverted,
     MaskRanked,
     ScoresMasked,
     ZerosTimesConstant,
@@ -185,6 +186,12 @@ def _named_mask(node: ast.AST, lookup: Callable[[str], object]) -> bool:
 
 def invert(ev: Interpreter, mask: Mask, node: ast.AST) -> Mask:
     """``~mask``: the other meaning for a Boolean mask, a finding for any other dtype."""
+    if mask.additive_when is not None:
+        # Boolean under one setting, additive under another: right for the first only,
+        # unless the code tested that it is Boolean
+        if mask.dtype != "bool":
+            emit(ev, MaskOfASettingInverted(mask, node))
+        return mask.flipped(Origin(node, "inverted")).but(dtype="bool")
     if mask.by_name and not mask.batch:
         # `~` on a name is itself evidence the value is Boolean (on a float it raises):
         # a parameter's name saying "integer attention_mask" is contradicted here, and with

@@ -20,6 +20,7 @@ from attention.review.ops import (
     dtypes,
     fills,
     head_axes,
+    makers,
     modules,
     normalisation,
     positions,
@@ -44,6 +45,7 @@ if TYPE_CHECKING:
 
 
 READERS: Final = (
+    makers,
     head_axes,
     normalisation,
     api_calls,
@@ -67,6 +69,9 @@ def before(ev: Interpreter, c: Call) -> NotMine | AnyValue | None:
     method, receiver, origin = c.method, c.receiver, c.origin
     if qualified == "torch.arange":
         return Positions(origin, "cols", flat=True)
+    made = makers.made(ev, c)  # before a package's own mask function is read as a helper
+    if made is not None:
+        return made
     if isinstance(receiver, Scale) and ops.keeps_scale(method):
         # `q = q * dim ** -0.5` of a query the pass does not know, then its heads split
         if ops.reorders(method):

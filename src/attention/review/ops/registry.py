@@ -92,6 +92,7 @@ call with something learned about it, for the readings after this one."""
 Handler = Callable[["Interpreter", Call], Reading]
 
 PRECEDENCE: Final = (
+    "makers",
     "head_axes",
     "normalisation",
     "api_calls",

@@ -265,12 +265,16 @@ def penalty_triangle(ev: Interpreter, mask: Mask, node: ast.AST | Arg, reads: st
 
 @on(events.MaskAtApi)
 def _mask_at_api(ev: Interpreter, event: events.MaskAtApi) -> None:
+    if event.mask.additive_when is not None:
+        return  # Boolean or additive by a setting the code does not show: its meaning too
     sink = allowed_sink if event.convention == "allowed" else forbidden_sink
     sink(ev, event.mask, event.node, event.api)
 
 
 @on(events.PenaltyWhereTrue)
 def _penalty_where_true(ev: Interpreter, event: events.PenaltyWhereTrue) -> None:
+    if event.mask.additive_when is not None:
+        return  # Boolean or additive by a setting the code does not show: its meaning too
     penalty_sink(
         ev,
         event.mask,

@@ -59,6 +59,32 @@ RULES: tuple[Rule, ...] = (
         '        out, _ = self.attn(x, x, x, key_padding_mask=batch["attention_mask"] == 0)\n'
         "        return out\n",
     ),
+    Rule(
+        "AM703",
+        "invert-a-mask-additive-under-another-setting",
+        "warning",
+        (),
+        "transformers' create_causal_mask (and create_bidirectional_mask, the sliding-window and "
+        "chunked ones) returns a Boolean mask, True = may attend, for SDPA, but for the eager "
+        "implementation a float mask of 0 (may attend) and the dtype's minimum (masked out). "
+        "`logical_not()` of the float one is True exactly where attention is allowed, so a "
+        "fill where it is True masks the kept keys; `~` of it raises.",
+        "`{subject}` inverts a mask that is additive under another attention implementation",
+        "Test which mask it is (`if mask.dtype == torch.bool:`) and invert only the Boolean "
+        "one; the additive one is added to the scores as it is.",
+        "from transformers.masking_utils import create_bidirectional_mask\n\n\n"
+        "def encode(config, embeds, attention_mask, scores):\n"
+        "    mask = create_bidirectional_mask(config=config, inputs_embeds=embeds, "
+        "attention_mask=attention_mask)\n"
+        '    return scores.masked_fill(mask.logical_not(), float("-inf")).softmax(-1)\n',
+        "import torch\nfrom transformers.masking_utils import create_bidirectional_mask\n\n\n"
+        "def encode(config, embeds, attention_mask, scores):\n"
+        "    mask = create_bidirectional_mask(config=config, inputs_embeds=embeds, "
+        "attention_mask=attention_mask)\n"
+        "    if mask.dtype == torch.bool:\n"
+        '        return scores.masked_fill(mask.logical_not(), float("-inf")).softmax(-1)\n'
+        "    return (scores + mask).softmax(-1)\n",
+    ),
 )
 
 
@@ -75,3 +101,15 @@ def _integers_inverted(ev: Interpreter, event: events.IntegersInverted) -> None:
     """AM701: ``~`` of an integer tensor."""
     expects = "`~` flips a Boolean tensor only; on integers ~1 is -2 and ~0 is -1"
     ev.hit("AM701", event.node, expects, [("an integer tensor", event.tensor.origin)])
+
+
+@on(events.MaskOfASettingInverted)
+def _mask_of_a_setting_inverted(ev: Interpreter, event: events.MaskOfASettingInverted) -> None:
+    """AM703: ``logical_not`` / ``~`` of a mask that one setting makes additive."""
+    mask = event.mask
+    expects = (
+        f"under {mask.additive_when} this is a float mask of 0 (may attend) and the dtype's "
+        "minimum: logical_not() is True where attention is allowed, and ~ raises; only the "
+        "Boolean mask of the other settings is inverted so"
+    )
+    ev.hit("AM703", event.node, expects, [(mask.says(), mask.origin)])
