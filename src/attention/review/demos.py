@@ -592,22 +592,24 @@ tensor([[False, False,  True]])
     "AM703": (
         """\
 >>> import torch
->>> allowed = torch.tensor([[True, True, False]])     # the mask SDPA gets: True = may attend
->>> eager = torch.zeros(1, 3).masked_fill(~allowed, torch.finfo(torch.float32).min)  # eager's
->>> eager.logical_not()                              # True exactly where attention is allowed
+>>> allowed = torch.tensor([[True, True, False]])      # for SDPA: True = may attend
+>>> low = torch.finfo(torch.float32).min
+>>> eager = torch.zeros(1, 3).masked_fill(~allowed, low)   # for eager: 0 or the minimum
+>>> eager.logical_not()                                # True where attention is allowed
 tensor([[ True,  True, False]])
 >>> scores = torch.zeros(1, 3)
->>> torch.softmax(scores.masked_fill(eager.logical_not(), float("-inf")), dim=-1)   # only the padding
+>>> torch.softmax(scores.masked_fill(eager.logical_not(), -torch.inf), dim=-1)
 tensor([[0., 0., 1.]])
 """,
         """\
 >>> import torch
 >>> allowed = torch.tensor([[True, True, False]])
->>> eager = torch.zeros(1, 3).masked_fill(~allowed, torch.finfo(torch.float32).min)
+>>> low = torch.finfo(torch.float32).min
+>>> eager = torch.zeros(1, 3).masked_fill(~allowed, low)
 >>> scores = torch.zeros(1, 3)
->>> torch.softmax(scores.masked_fill(allowed.logical_not(), float("-inf")), dim=-1)  # Boolean: invert
+>>> torch.softmax(scores.masked_fill(allowed.logical_not(), -torch.inf), dim=-1)  # invert
 tensor([[0.5000, 0.5000, 0.0000]])
->>> torch.softmax(scores + eager, dim=-1)                                              # additive: add
+>>> torch.softmax(scores + eager, dim=-1)                                         # add
 tensor([[0.5000, 0.5000, 0.0000]])
 """,
     ),

@@ -16,7 +16,8 @@ from attention.review.rules._rule import Rule
 READS = (
     "The dtype of the tensor that `~`, `logical_not` or `1 -` is applied to, as the code "
     "shows it: a comparison gives bool, `.long()` integers, `torch.ones` float32 unless a "
-    "dtype is given."
+    "dtype is given; for a mask that a function makes Boolean or additive by the model's "
+    "setting (transformers' `create_causal_mask`), whether the code tested its dtype first."
 )
 """What the family's rules read: the facts each finding rests on."""
 
@@ -112,4 +113,8 @@ def _mask_of_a_setting_inverted(ev: Interpreter, event: events.MaskOfASettingInv
         "minimum: logical_not() is True where attention is allowed, and ~ raises; only the "
         "Boolean mask of the other settings is inverted so"
     )
-    ev.hit("AM703", event.node, expects, [(mask.says(), mask.origin)])
+    says = (
+        "the inverse of a mask that is True = may attend where it is Boolean (SDPA) and a "
+        f"float mask of 0 and the dtype's minimum under {mask.additive_when}"
+    )
+    ev.hit("AM703", event.node, expects, [(says, mask.origin)])
