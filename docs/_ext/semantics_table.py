@@ -672,8 +672,17 @@ def _verified(
             runs = _runs(claim, records)
             lines = []
             if len(runs) == 1:
-                text = f"{name} {_span(runs[0][0], runs[0][1])} ✓"
-                lines.append(_paragraph(_version(text), classes=["semantics-release"]))
+                text = f"{_span(runs[0][0], runs[0][1])} ✓"
+                if name == "torch":
+                    lines.append(
+                        _paragraph(_version(f"torch {text}"), classes=["semantics-release"])
+                    )
+                else:  # a longer name: it may break before the releases, as in the other runs
+                    lines.append(
+                        _paragraph(
+                            nodes.Text(f"{name} "), _version(text), classes=["semantics-release"]
+                        )
+                    )
             for index, (first, last, value) in enumerate(runs if len(runs) > 1 else []):
                 word = labels["not_verified_run"] if value is None else value
                 first_label = labels["run"] if name == "torch" else labels["run_named"]
