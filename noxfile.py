@@ -1087,3 +1087,67 @@ def semantics_ecosystem(session: nox.Session) -> None:
         env=env,
     )
     _pytest(session, "semantics-ecosystem", *(session.posargs or ECOSYSTEM_TESTS), env=env)
+
+
+# -- transformers and onnxruntime, release by release (not in the default run: one environment of
+# about 0.5 GB per release, made and dropped in turn; their records are checked by fast tests) ----
+
+LIBRARY_ENV = ROOT / ".nox" / "releases"
+"""Where ``semantics_releases`` makes each release's environment (dropped after)."""
+LIBRARY_COMPANIONS = {"transformers": (), "onnxruntime": ("onnx", "protobuf", "ml_dtypes")}
+"""What each framework's rows need besides it and torch (at conf/constraints-ecosystem.txt)."""
+
+
+def _library_choices(session: nox.Session) -> list[tuple[str, str]]:
+    """The (framework, release) pairs to verify: the arguments, else ATTENTION_<FRAMEWORK>, else
+    every release of conf/library-releases.toml."""
+    specs = list(session.posargs) or [
+        os.environ[name]
+        for name in (f"ATTENTION_{framework.upper()}" for framework in LIBRARY_COMPANIONS)
+        if os.environ.get(name, "").strip()
+    ]
+    if not specs:
+        return [(fw, r) for fw, releases in paths.library_releases().items() for r in releases]
+    chosen = []
+    for spec in specs:
+        found = re.fullmatch(r"\s*([a-z]+)\s*==\s*(\d+\.\d+\.\d+)\s*", spec)
+        if found is None or found.group(1) not in LIBRARY_COMPANIONS:
+            session.error(
+                f"semantics_releases takes FRAMEWORK==X.Y.Z, FRAMEWORK one of "
+                f"{', '.join(LIBRARY_COMPANIONS)}; got {spec!r}"
+            )
+        chosen.append((found.group(1), found.group(2)))
+    return chosen
+
+
+@nox.session(default=False, venv_backend="none")
+def semantics_releases(session: nox.Session) -> None:
+    """The transformers and onnxruntime rows on each release of conf/library-releases.toml.
+
+    ``nox -s semantics_releases -- transformers==4.52.4`` (or ``ATTENTION_TRANSFORMERS=
+    transformers==4.52.4``, ``ATTENTION_ONNXRUNTIME=onnxruntime==1.27.0``) checks one release, a
+    reader's own.  One environment per release, .nox/releases/<framework>-X.Y.Z: torch and numpy
+    at conf/constraints.txt's pins (torch 2.13.0; it never resolves unpinned), onnx at
+    conf/constraints-ecosystem.txt's, the framework at the release given and what it requires
+    resolved for it (an old transformers needs an older huggingface_hub than the pins), the
+    package without its dependencies.  It runs ``python -m attention.semantics --release-record
+    FRAMEWORK``, which writes conf/records/libraries/<framework>-X.Y.Z.json only when every row
+    matches its expectation for that release, then drops the environment (a failed run keeps it).
+    """
+    pinned = paths.pins(CONSTRAINTS, ECOSYSTEM_CONSTRAINTS)
+    for framework, release in _library_choices(session):
+        venv = LIBRARY_ENV / f"{framework}-{release}"
+        python = venv / "bin" / "python"
+        if not python.is_file():
+            session.run(_python(), "-m", "venv", str(venv), external=True)
+        pins = venv / "pins.txt"
+        keep = ("torch", "numpy", *LIBRARY_COMPANIONS[framework])
+        pins.write_text("".join(f"{name}=={pinned[name]}\n" for name in keep))
+        pip = (str(python), "-m", "pip", "install", "--quiet", "--no-cache-dir", "-c", str(pins))
+        session.run(*pip, *keep, f"{framework}=={release}", external=True)
+        session.run(*pip, "--no-deps", "-e", ".", external=True)
+        session.run(
+            str(python), "-m", "attention.semantics", "--release-record", framework, external=True
+        )
+        session.log(f"dropping {venv}")
+        shutil.rmtree(venv)

@@ -107,7 +107,7 @@ CUDA_ONLY = [
 FLIPPED_SEPARATELY = frozenset(
     claim.id
     for claim in CLAIMS
-    if claim.id.startswith(("transformers.llama.", "transformers.mistral."))
+    if claim.id.startswith(("transformers.llama.", "transformers.mistral.", "transformers.gemma3."))
     or claim.framework in ("onnx", "onnxruntime", "mlx")
 )
 """Rows whose live flips are in tests/test_semantics_ecosystem_flips.py (decoders, ONNX, MLX)."""

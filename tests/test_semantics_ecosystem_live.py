@@ -254,7 +254,8 @@ def test_a_framework_that_behaves_differently_fails_the_matching_rows(
     results = {r.claim.id: r for r in run(rows) if r.status != "not_verified"}
     failed = {claim_id for claim_id, r in results.items() if not r.ok}
     for claim_id in must_fail:
-        assert results[claim_id].observed != BY_ID[claim_id].expected, claim_id
+        # the expectation for the installed release (a row may state several, per release)
+        assert results[claim_id].observed != results[claim_id].expected, claim_id
     assert must_fail <= failed <= must_fail | may_fail, failed
 
 

@@ -44,6 +44,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from semantics_table import (
     CLAIMS_FILE,
+    ECOSYSTEM_FILE,
     _compose,
     _data_files,
     _inline,
@@ -62,7 +63,8 @@ from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.typing import ExtensionMetadata
 
-from attention.semantics.claims import Claim, load_claims
+from attention.semantics import paths
+from attention.semantics.claims import Claim, load_claims, load_ecosystem_claims
 
 logger = logging.getLogger(__name__)
 
@@ -98,6 +100,11 @@ def _labels() -> dict[str, str]:
             "point at the run, or tap the row)"
         ),
         "changes_only": _("Changes only: hide the rows that observe one value on every release"),
+        # Translators: the same three strings for another library's matrix (transformers,
+        # onnxruntime): name is the library
+        "changed_cell_named": _("changed in {name} {release}: {before} → {after}"),
+        "run_line_named": _("{name} {releases}: {value}"),
+        "legend_newest_named": _("the value of the newest release, {name} {release}"),
         # Translators: the pairs of releases where no row's value changed, after the others
         "no_change_pairs": _("No row changed from {pairs}."),
         # Translators: a function that does not import in a release's environment, for a
@@ -147,15 +154,16 @@ class _Cell:
     backends: tuple[str, ...]
 
 
-def _releases(records: dict[str, Any]) -> list[str]:
-    """The verified releases: those of ``conf/torch-releases.toml`` that have a record."""
-    return [release for release, record in records["torch"].items() if record.get("rows")]
+def _releases(records: dict[str, Any], framework: str = "torch") -> list[str]:
+    """The verified releases of ``framework`` that have a record (``conf/torch-releases.toml``;
+    another library's, ``conf/library-releases.toml``)."""
+    return [release for release, record in records[framework].items() if record.get("rows")]
 
 
 def _cells(claim: Claim, records: dict[str, Any], releases: list[str]) -> list[_Cell]:
     cells = []
     for release in releases:
-        row = records["torch"][release]["rows"].get(claim.id, {})
+        row = records[claim.framework][release]["rows"].get(claim.id, {})
         value = row.get("observed") if row.get("status") == "ok" else None
         cells.append(_Cell(release, value, tuple(row.get("backends") or ())))
     return cells
@@ -328,6 +336,17 @@ def _kind(run: _Run, newest: str | None) -> str:
     return "newest" if run.value == newest else "differs"
 
 
+def _named(labels: dict[str, str], framework: str) -> dict[str, str]:
+    """``labels`` for another library's matrix: its name where torch's stands."""
+    if framework == "torch":
+        return labels
+    named = {
+        key: labels[f"{key}_named"].replace("{name}", framework)
+        for key in ("changed_cell", "run_line", "legend_newest")
+    }
+    return {**labels, **named}
+
+
 class ReleaseMatrix(_Directive):
     """Every PyTorch row over the verified releases: its values as runs of releases.
 
@@ -342,8 +361,29 @@ class ReleaseMatrix(_Directive):
     each row's id, then its runs one under the other, each with its releases.
     """
 
+    option_spec: ClassVar[dict[str, Any]] = {"framework": directives.unchanged}
+
     def run(self) -> list[nodes.Node]:
         labels, records, releases, claims = self._setup()
+        # :framework: transformers / onnxruntime: that library's rows over its own releases
+        framework = self.options.get("framework", "torch").strip()
+        if framework != "torch":
+            if framework not in paths.library_releases():
+                raise self.error(
+                    f":framework: must be torch or one of {sorted(paths.library_releases())}, "
+                    f"got {framework!r}"
+                )
+            claims = [c for c in load_ecosystem_claims(ECOSYSTEM_FILE) if c.framework == framework]
+            releases = _releases(records, framework)
+            labels = _named(labels, framework)
+            if not releases:
+                logger.warning(
+                    "semantics-release-matrix: no %s release has a record; run "
+                    "`nox -s semantics_releases`",
+                    framework,
+                    location=self.get_location(),
+                )
+                return []
         if self.env.app.builder.name == "latex":
             return [self._on_paper(labels, records, releases, claims)]
         short = _short(releases)
@@ -357,7 +397,7 @@ class ReleaseMatrix(_Directive):
         head = nodes.thead()
         heading = nodes.row()
         for release in releases:
-            heading += _cell(nodes.Text(short[release]), title=f"torch {release}")
+            heading += _cell(nodes.Text(short[release]), title=f"{framework} {release}")
         head += heading
         group += head
         body = nodes.tbody()
@@ -378,7 +418,7 @@ class ReleaseMatrix(_Directive):
             for run in runs:
                 word = self._word(run, labels)
                 span = _span(run.first, run.last)
-                title = f"torch {span}: {word}"
+                title = f"{framework} {span}: {word}"
                 classes = ["run", f"run-{_kind(run, newest)}"]
                 if run.before is not None and run.value is not None:
                     classes.append("changed")
@@ -395,7 +435,9 @@ class ReleaseMatrix(_Directive):
                     span=run.count,
                 )
             body += bar
-        return [self._legend(labels, releases[-1]), self._switch(labels), table]
+        # one switch per page: it hides the single-valued rows of every matrix on the page
+        switch = [self._switch(labels)] if framework == "torch" else []
+        return [self._legend(labels, releases[-1]), *switch, table]
 
     def _on_paper(
         self,

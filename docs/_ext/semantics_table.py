@@ -76,9 +76,23 @@ CLAIMS_FILE = paths.CLAIMS
 ECOSYSTEM_FILE = paths.ECOSYSTEM_CLAIMS
 
 
+def _series(claim: Claim, records: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """Release -> record of the claim's framework, when its rows are recorded per release.
+
+    torch's releases (``conf/torch-releases.toml``), transformers' and onnxruntime's
+    (``conf/library-releases.toml``), in release order; empty for a framework with one record.
+    """
+    series: dict[str, dict[str, Any]] = records.get(claim.framework, {})
+    return series
+
+
 def _data_files() -> list[Path]:
     """Every file the tables are made from: a change to one rereads the pages that use them."""
-    return [CLAIMS_FILE, ECOSYSTEM_FILE, paths.RELEASES, *paths.record_files()]
+    return [
+        *(CLAIMS_FILE, ECOSYSTEM_FILE, paths.RELEASES, paths.LIBRARY_RELEASES),
+        *paths.record_files(),
+        *paths.library_record_files(),
+    ]
 
 
 def _labels() -> dict[str, str]:
@@ -102,6 +116,14 @@ def _labels() -> dict[str, str]:
         # documentation says: the value observed and the releases (e.g. "2.3.1–2.13.0")
         "differs_on": _("Observed {value} on torch {releases}."),
         "not_verified_run": _("not verified"),
+        # Translators: a run of releases of another library ("transformers 4.46.3–4.52.4:
+        # uniform"), the library's name first
+        "run_named": _("{name} {releases}: {value}"),
+        # Translators: a row's value on the newest release of another library, and its releases
+        "newest_run_named": _("{value} ({name} {releases})"),
+        # Translators: in a copied citation of another library's row: "zeros on transformers
+        # 4.53.3–5.24.0"
+        "cite_value_named": _("{value} on {name} {releases}"),
         "reproduce_release": _("Reproduce on torch {}"),
         # Translators: a list of releases or package versions, e.g. "2.13.0, 2.14.1"
         "separator": _(", "),
@@ -328,22 +350,39 @@ class SemanticsTable(SphinxDirective):
         if older_runs:
             # a value that changed names its releases, each run newest first, so the history
             # reads down from the newest release: error (2.14.1–2.15.0), 2.3.1–2.13.0: ok, ...
-            first = _releases(record)[-1]
-            for release in reversed(_releases(record)):
+            releases = _releases(record, claim.framework)
+            first = releases[-1]
+            for release in reversed(releases):
                 if _value_on(claim, release, record) != newest:
                     break
                 first = release
-            span = _version(_span(first, _releases(record)[-1]))
-            headline = _compose(
-                labels["newest_run"], value=nodes.strong("", "", value), releases=span
-            )
+            span = _version(_span(first, releases[-1]))
+            if claim.framework == "torch":
+                headline = _compose(
+                    labels["newest_run"], value=nodes.strong("", "", value), releases=span
+                )
+            else:
+                headline = _compose(
+                    labels["newest_run_named"],
+                    value=nodes.strong("", "", value),
+                    name=claim.framework,
+                    releases=span,
+                )
             result = [_paragraph(*headline)]
         else:
             result = [_paragraph(nodes.strong("", "", value))]
         for start, last, older in older_runs:
             # what the older releases observe, newest first, under the newest release's value
             word = nodes.strong("", "", _value(older))
-            item = _compose(labels["run"], releases=_version(_span(start, last)), value=word)
+            if claim.framework == "torch":
+                item = _compose(labels["run"], releases=_version(_span(start, last)), value=word)
+            else:
+                item = _compose(
+                    labels["run_named"],
+                    name=claim.framework,
+                    releases=_version(_span(start, last)),
+                    value=word,
+                )
             result.append(_paragraph(*item, classes=["semantics-changed-value"]))
         if not _is_verified(claim, record):
             # the value a row cannot check here is the claim, never shown as an observation
@@ -468,7 +507,8 @@ def _disagreement(
     """
     runs = _runs(claim, records) if claim.framework == "torch" else []
     if not any(value is not None for _, _, value in runs):
-        return _with_value(labels["observed"], claim.expected)
+        # another library's row stated per release: what its newest recorded release observes
+        return _with_value(labels["observed"], _newest_value(claim, records))
     parts: list[nodes.Node] = []
     for first, last, value in runs:
         if value is None or value in ("absent", claim.docs_say):
@@ -514,13 +554,17 @@ def _verified_list(claim: Claim, labels: dict[str, str], records: dict[str, Any]
     that could not run the row are left out); another framework's row the versions it was
     verified with ("verified on jax 0.7.2, flax 0.11.1").
     """
-    if claim.framework == "torch":
+    if _series(claim, records):
         spans: dict[str, list[str]] = {}
         for first, last, value in _runs(claim, records):
             if value is not None:
                 spans.setdefault(value, []).append(_span(first, last))
         clauses = [
             labels["cite_value"].format(value=value, releases=labels["and"].join(runs))
+            if claim.framework == "torch"
+            else labels["cite_value_named"].format(
+                value=value, name=claim.framework, releases=labels["and"].join(runs)
+            )
             for value, runs in spans.items()
         ]
         text = clauses[0] if clauses else ""
@@ -540,7 +584,7 @@ def _torch_rows(
 ) -> list[tuple[str, dict[str, Any], dict[str, Any]]]:
     """(release, record, row) for every verified release whose record has the claim's row."""
     found = []
-    for release, record in records["torch"].items():
+    for release, record in _series(claim, records).items():
         row = record.get("rows", {}).get(claim.id)
         if row is not None:
             found.append((release, record, row))
@@ -549,7 +593,7 @@ def _torch_rows(
 
 def _is_verified(claim: Claim, records: dict[str, Any]) -> bool:
     """True when a record shows the row's probe ran and saw the expected value."""
-    if claim.framework == "torch":
+    if _series(claim, records):
         return any(row.get("status") == "ok" for _, _, row in _torch_rows(claim, records))
     row = records["ecosystem"].get("rows", {}).get(claim.id)
     return row is not None and row.get("status") == "ok"
@@ -578,31 +622,34 @@ def _runs(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str | N
 
 def _value_on(claim: Claim, release: str, records: dict[str, Any]) -> str:
     """What the row observed on ``release``; the claim's expectation where no record says."""
-    row = records["torch"].get(release, {}).get("rows", {}).get(claim.id)
+    row = _series(claim, records).get(release, {}).get("rows", {}).get(claim.id)
     if row is not None and row.get("status") == "ok" and row.get("observed"):
         return str(row["observed"])
     return expected_for(claim, release)
 
 
-def _releases(records: dict[str, Any]) -> list[str]:
-    """The verified releases that have a record, else every listed release, in release order."""
-    recorded = [release for release, record in records["torch"].items() if record.get("rows")]
+def _releases(records: dict[str, Any], framework: str = "torch") -> list[str]:
+    """The verified releases (of ``framework``) that have a record, else every listed one."""
+    series = records.get(framework, {})
+    recorded = [release for release, record in series.items() if record.get("rows")]
+    if framework != "torch":
+        return recorded or paths.library_releases()[framework]
     return recorded or [release.torch for release in paths.torch_releases()]
 
 
 def _newest_value(claim: Claim, records: dict[str, Any]) -> str:
     """The row's value on the newest verified release (an ecosystem row: its claim)."""
-    if claim.framework != "torch":
+    if not _series(claim, records):
         return claim.expected
-    return _value_on(claim, _releases(records)[-1], records)
+    return _value_on(claim, _releases(records, claim.framework)[-1], records)
 
 
 def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str]]:
     """(first release, last release, value) of each earlier run of releases, newest first."""
-    if claim.framework != "torch":
+    if not _series(claim, records):
         return []
     runs: list[tuple[str, str, str]] = []
-    for release in _releases(records):
+    for release in _releases(records, claim.framework):
         value = _value_on(claim, release, records)
         if runs and runs[-1][2] == value:
             runs[-1] = (runs[-1][0], release, value)
@@ -615,8 +662,9 @@ def _verified(
     claim: Claim, labels: dict[str, str], records: dict[str, Any]
 ) -> list[nodes.paragraph]:
     """What the row was verified on: its runs of releases with their values, and the days."""
-    if claim.framework == "torch":
+    if _series(claim, records):
         shown = _torch_rows(claim, records)
+        name = claim.framework
         if any(row.get("status") == "ok" for _, _, row in shown):
             # "torch 2.0.1–2.15.0 ✓" where every release observes the same value, else one line
             # per run of releases with the same value: "torch 2.0.1–2.4.1: nan ✓", "2.5.1–2.15.0:
@@ -624,14 +672,25 @@ def _verified(
             runs = _runs(claim, records)
             lines = []
             if len(runs) == 1:
-                text = f"torch {_span(runs[0][0], runs[0][1])} ✓"
-                lines.append(_paragraph(_version(text), classes=["semantics-release"]))
+                text = f"{_span(runs[0][0], runs[0][1])} ✓"
+                if name == "torch":
+                    lines.append(
+                        _paragraph(_version(f"torch {text}"), classes=["semantics-release"])
+                    )
+                else:  # a longer name: it may break before the releases, as in the other runs
+                    lines.append(
+                        _paragraph(
+                            nodes.Text(f"{name} "), _version(text), classes=["semantics-release"]
+                        )
+                    )
             for index, (first, last, value) in enumerate(runs if len(runs) > 1 else []):
                 word = labels["not_verified_run"] if value is None else value
+                first_label = labels["run"] if name == "torch" else labels["run_named"]
                 item = _compose(
-                    labels["run"] if index == 0 else labels["run_more"],
+                    first_label if index == 0 else labels["run_more"],
                     releases=_version(_span(first, last)),
                     value=_value(word) if value is not None else nodes.Text(word),
+                    **({} if name == "torch" or index else {"name": name}),
                 )
                 # no break before the mark: it belongs to the value
                 mark = [nodes.Text("\u00a0✓")] if value is not None else []
@@ -647,6 +706,12 @@ def _verified(
             # the records are CPU runs, and a CUDA kernel may differ (an empty row, for one): the
             # device follows the days, a few bytes a row on a page near its weight budget
             span.append(nodes.Text(labels["cpu"]))
+            if name != "torch":  # every release of the library was verified with the same torch
+                torch_used = {paths.release_of(str(record["torch"])) for _, record, _ in shown}
+                lines += [
+                    _paragraph(_version(f"torch {release}"), classes=["semantics-release"])
+                    for release in sorted(torch_used)
+                ]
             return [*lines, _paragraph(*span, classes=["semantics-date"])]
         if shown and all(row.get("status") == "not_verified" for _, _, row in shown):
             text = labels["not_verified"]
@@ -709,6 +774,17 @@ def _records() -> dict[str, Any]:
                 "nox -s semantics_ecosystem",
             ),
         }
+        ecosystem = load_ecosystem_claims(ECOSYSTEM_FILE)
+        for framework, releases in paths.library_releases().items():
+            rows = [claim for claim in ecosystem if claim.framework == framework]
+            _RECORDS[key][framework] = {
+                release: _checked(
+                    paths.library_record(framework, release),
+                    claims_digest(rows),
+                    f"nox -s semantics_releases -- {framework}=={release}",
+                )
+                for release in releases
+            }
     return _RECORDS[key]
 
 

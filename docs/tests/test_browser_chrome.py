@@ -105,6 +105,30 @@ def _records() -> dict[str, dict[str, object]]:
                 ecosystem["date"],
             ],
         }
+    # transformers and onnxruntime rows name their releases as torch rows do, with the name
+    for framework, releases in paths.library_releases().items():
+        library: dict[str, list[tuple[str, str | None, str]]] = {}
+        for release in releases:
+            record = json.loads(paths.library_record(framework, release).read_text("utf-8"))
+            for claim_id, row in record["rows"].items():
+                value = row["observed"] if row["status"] == "ok" else None
+                library.setdefault(claim_id, []).append((release, value, record["date"]))
+        for claim_id, cells in library.items():
+            if all(value is None for _, value, _ in cells):
+                continue  # a row no release could run: the ecosystem record's expectation
+            runs: list[list[str | None]] = []
+            for release, value, _day in cells:
+                if runs and runs[-1][2] == value:
+                    runs[-1][1] = release
+                else:
+                    runs.append([release, release, value])
+            spans = [f"{a}–{b}" if a != b else str(a) for a, b, _ in runs]
+            if len(runs) == 1:
+                texts = [f"{framework} {spans[0]} ✓"]
+            else:
+                texts = [*spans, *(str(value) for *_, value in runs if value is not None)]
+            days = sorted(day for _, value, day in cells if value is not None)
+            expected[claim_id] = {"status": "ok", "releases": [*texts, days[0], days[-1]]}
     return expected
 
 

@@ -375,9 +375,21 @@ def test_changes_only_hides_the_rows_without_a_change(
     records = _records()
     changing = [c.id for c in load_claims() if len(_runs(c.id, records)) > 1]
     page.locator("#matrix-changes-only").check()
-    shown = page.eval_on_selector_all(
-        "article tr.matrix-claim",
-        "rows => rows.filter(r => r.getClientRects().length)"
-        ".map(r => r.querySelector('.matrix-id').textContent.trim())",
+    shown = page.evaluate(
+        """() => [...document.querySelector('article table.semantics-matrix')
+                .querySelectorAll('tr.matrix-claim')]
+            .filter(r => r.getClientRects().length)
+            .map(r => r.querySelector('.matrix-id').textContent.trim())"""
     )
     assert shown == changing
+    # the one switch governs the libraries' matrices too (transformers, onnxruntime)
+    others = page.evaluate(
+        """() => [...document.querySelectorAll('article table.semantics-matrix')].slice(1)
+            .map(t => [...t.querySelectorAll('tr.matrix-claim')].map(r => [
+                r.getClientRects().length > 0, r.classList.contains('matrix-same')]))"""
+    )
+    assert len(others) == 2
+    for rows in others:
+        assert rows
+        assert any(visible for visible, _ in rows)
+        assert all(visible != same for visible, same in rows)

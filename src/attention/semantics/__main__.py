@@ -20,6 +20,13 @@ after it writes there instead.  Outside a checkout, ``--record`` without a path 
 exit status 2 (never a file inside the installed package).  ``--require-torch X.Y.Z`` refuses,
 with exit status 2, to run on any other torch release.
 
+``--release-record FRAMEWORK`` (transformers or onnxruntime, whose rows are stated per release of
+their own) runs that framework's rows alone on its installed release and, when none fails, writes
+``conf/records/libraries/FRAMEWORK-X.Y.Z.json`` in the checkout (``nox -s semantics_releases``
+does it for every release of ``conf/library-releases.toml``); a framework that is not installed,
+another framework, ``--only`` with it, or a folder outside a checkout is refused with exit
+status 2.
+
 ``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
 reason, and do not fail the run.  Without ``--all`` none of those frameworks is imported.
@@ -52,14 +59,26 @@ except ModuleNotFoundError as missing:  # the probes run on the installed torch
     raise SystemExit(2) from None
 
 from attention.semantics import paths
-from attention.semantics.claims import ClaimsError, load_claims, load_ecosystem_claims
-from attention.semantics.record import default_record_path, make_record, write_record
-from attention.semantics.registry import installed_versions
+from attention.semantics.claims import (
+    VERSIONED,
+    Claim,
+    ClaimsError,
+    load_claims,
+    load_ecosystem_claims,
+)
+from attention.semantics.record import (
+    default_record_path,
+    make_record,
+    make_release_record,
+    write_record,
+)
+from attention.semantics.registry import VERIFIED_WITH, installed_versions
 from attention.semantics.report import (
     UnknownClaimIdError,
     exit_notes,
     exit_status,
     format_table,
+    installed_release,
     release_context,
     run,
     to_json,
@@ -117,6 +136,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "in (the nearest folder, here or above, with conf/semantics.toml); to PATH if given",
     )
     parser.add_argument(
+        "--release-record",
+        metavar="FRAMEWORK",
+        help="run only FRAMEWORK's rows (transformers or onnxruntime: rows stated per release of "
+        "their own) and, when none fails, write their record on the installed release: "
+        "conf/records/libraries/FRAMEWORK-X.Y.Z.json in the checkout the command runs in",
+    )
+    parser.add_argument(
         "--require-torch",
         metavar="X.Y.Z",
         help="exit with status 2 unless the installed torch is this release",
@@ -133,10 +159,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         claims = load_claims(args.claims)
-        ecosystem = load_ecosystem_claims() if args.all else []
+        ecosystem = load_ecosystem_claims() if args.all or args.release_record else []
     except ClaimsError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
+    if args.release_record is not None:
+        return _release_record(args.release_record, ecosystem, only=args.only)
     target = None
     if args.record is not None:
         if args.only:
@@ -184,6 +212,62 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_record(record, target)
         print(f"wrote {target}", file=sys.stderr)
     return status
+
+
+def _release_record(
+    framework: str, ecosystem: Sequence[Claim], *, only: Sequence[str] | None
+) -> int:
+    """``--release-record FRAMEWORK``: its rows on the installed release, then their record."""
+    versioned = [name for name in VERSIONED if name != "torch"]
+    if framework not in versioned:
+        print(
+            f"error: --release-record takes one of {', '.join(versioned)} (the frameworks whose "
+            f"rows are stated per release), got {framework!r}",
+            file=sys.stderr,
+        )
+        return 2
+    if only:
+        print(
+            "error: --release-record needs every row of the framework; drop --only", file=sys.stderr
+        )
+        return 2
+    release = installed_release(framework)
+    if release is None:
+        print(f"error: --release-record {framework}: {framework} is not installed", file=sys.stderr)
+        return 2
+    root = paths.checkout()
+    if root is None:
+        print(
+            f"error: --release-record writes into the checkout it runs in, and {Path.cwd()} is "
+            "not in one (no conf/semantics.toml there or above)",
+            file=sys.stderr,
+        )
+        return 2
+    rows = [claim for claim in ecosystem if claim.framework == framework]
+    results = run(rows)
+    versions = installed_versions(("torch", *VERIFIED_WITH[framework]))
+    print(format_table(results, versions=versions))
+    status = exit_status(results)
+    target = root / paths.library_record(framework, release).relative_to(paths.ROOT)
+    if status != 0:
+        print(f"not writing {target}: some rows failed", file=sys.stderr)
+        return status
+    try:
+        record = make_release_record(
+            framework, rows, results, claims_file=paths.ECOSYSTEM_CLAIMS.name
+        )
+    except ValueError as error:
+        print(f"not writing {target}: {error}", file=sys.stderr)
+        return 1
+    write_record(record, target)
+    print(f"wrote {target}", file=sys.stderr)
+    if release not in paths.library_releases().get(framework, []):
+        print(
+            f"note: {framework} {release} is not listed in conf/library-releases.toml: list it "
+            "for the site and the tests to use this record",
+            file=sys.stderr,
+        )
+    return 0
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from attention.semantics.registry import FRAMEWORK_MODULES
 __all__ = [
     "DOCS_SAY_EXTRA",
     "REQUIREMENTS",
+    "VERSIONED",
     "VOCABULARY",
     "Change",
     "Claim",
@@ -86,6 +87,14 @@ VOCABULARY: Mapping[str, str] = {
 
 DOCS_SAY_EXTRA = ("unspecified",)
 """Values ``docs_say`` may hold besides :data:`VOCABULARY`: the documentation is silent."""
+
+VERSIONED = ("torch", "transformers", "onnxruntime")
+"""The frameworks whose rows are stated per release of that framework (``changes``, ``introduced``).
+
+A torch row's ``since`` is a torch release; a transformers row's a transformers release, an
+onnxruntime row's an onnxruntime release.  Each is verified on the releases
+``conf/torch-releases.toml`` and ``conf/library-releases.toml`` list.
+"""
 
 REQUIREMENTS = ("cuda",)
 """What a claim may require beyond a CPU; such rows are reported as not verified without it."""
@@ -604,9 +613,14 @@ def _parse_one(index: int, data: object) -> Claim:
         raise row.error("docs_say", "docs_say differs from expected, so a note must explain it")
     introduced = data.get("introduced")
     if introduced is not None:
-        if framework != "torch" or not isinstance(introduced, str) or not _SINCE.match(introduced):
+        if framework not in VERSIONED:
             raise row.error(
-                "introduced", f"introduced must be a torch release 'X.Y', got {introduced!r}"
+                "introduced",
+                f"introduced is a release of {', '.join(VERSIONED)}: {framework} rows have none",
+            )
+        if not isinstance(introduced, str) or not _SINCE.match(introduced):
+            raise row.error(
+                "introduced", f"introduced must be a {framework} release 'X.Y', got {introduced!r}"
             )
         if changes and release_tuple(changes[0].since) <= release_tuple(introduced):
             raise row.error(
@@ -641,8 +655,11 @@ def _changes(row: _Row, data: object, expected: str, framework: str) -> tuple[Ch
     """The ``[[claims.changes]]`` of a row: in release order, each a different expectation."""
     if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
         raise row.error("changes", f"changes must be an array of tables, got {data!r}")
-    if data and framework != "torch":
-        raise row.error("changes", "changes are per torch release: only torch rows have them")
+    if data and framework not in VERSIONED:
+        raise row.error(
+            "changes",
+            f"changes are per release of {', '.join(VERSIONED)}: {framework} rows have none",
+        )
     changes: list[Change] = []
     previous = expected
     for item in data:

@@ -8,12 +8,17 @@ In a source checkout the files are in ``conf/``; an installed wheel carries the 
 inside ``attention/semantics/`` (see ``pyproject.toml``), so :func:`claims_file` looks there first.
 The records are written by ``python -m attention.semantics --record`` and ``nox -s
 semantics_matrix``: one per torch release, ``conf/records/torch-<release>.json``, and one for the
-other frameworks, ``conf/records/ecosystem.json``.
+other frameworks, ``conf/records/ecosystem.json``.  The frameworks whose rows are stated per
+release of their own (transformers, onnxruntime) also have one record per release listed in
+``conf/library-releases.toml``, ``conf/records/libraries/<framework>-<release>.json``, written by
+``nox -s semantics_releases``.
 
 >>> torch_record("2.14.1").relative_to(ROOT).as_posix()
 'conf/records/torch-2.14.1.json'
 >>> [release.torch for release in torch_releases()][:2]
 ['2.0.1', '2.1.2']
+>>> library_record("transformers", "4.52.4").relative_to(ROOT).as_posix()
+'conf/records/libraries/transformers-4.52.4.json'
 """
 
 from __future__ import annotations
@@ -30,12 +35,17 @@ __all__ = [
     "ECOSYSTEM_CLAIMS",
     "ECOSYSTEM_CONSTRAINTS",
     "ECOSYSTEM_RECORD",
+    "LIBRARY_RECORDS",
+    "LIBRARY_RELEASES",
     "RECORDS",
     "RELEASES",
     "ROOT",
     "TorchRelease",
     "checkout",
     "claims_file",
+    "library_record",
+    "library_record_files",
+    "library_releases",
     "pins",
     "record_files",
     "release_of",
@@ -53,6 +63,10 @@ ECOSYSTEM_CLAIMS = CONF / "semantics-ecosystem.toml"
 RECORDS = CONF / "records"
 """The verification records, one JSON file per torch release and one for the other frameworks."""
 ECOSYSTEM_RECORD = RECORDS / "ecosystem.json"
+LIBRARY_RECORDS = RECORDS / "libraries"
+"""One record per release of transformers and of onnxruntime: ``<framework>-<release>.json``."""
+LIBRARY_RELEASES = CONF / "library-releases.toml"
+"""The transformers and onnxruntime releases that ``nox -s semantics_releases`` verifies."""
 RELEASES = CONF / "torch-releases.toml"
 """The torch releases ``nox -s semantics_matrix`` verifies the claims on."""
 CONSTRAINTS = CONF / "constraints.txt"
@@ -177,3 +191,46 @@ def torch_releases(path: Path | None = None) -> list[TorchRelease]:
     if not releases:
         raise ValueError(f"{path}: no [[releases]] entry")
     return releases
+
+
+def library_record(framework: str, release: str) -> Path:
+    """The record of ``framework``'s rows on its release ``release`` (``X.Y.Z``)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_]*", framework):
+        raise ValueError(f"not a framework name: {framework!r}")
+    if not _RELEASE.match(release):
+        raise ValueError(f"a {framework} release is X.Y.Z, got {release!r}")
+    return LIBRARY_RECORDS / f"{framework}-{release}.json"
+
+
+def library_record_files() -> list[Path]:
+    """Every record in ``conf/records/libraries/``, sorted by name."""
+    return sorted(LIBRARY_RECORDS.glob("*.json"))
+
+
+def library_releases(path: Path | None = None) -> dict[str, list[str]]:
+    """The releases of each framework in ``path`` (default :data:`LIBRARY_RELEASES`), oldest first.
+
+    The file holds one table per framework with a ``releases`` list of ``X.Y.Z``; raises
+    ValueError naming a bad entry.
+
+    >>> library_releases()["transformers"][0]
+    '4.46.3'
+    """
+    path = path if path is not None else LIBRARY_RELEASES
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    found: dict[str, list[str]] = {}
+    for framework, table in data.items():
+        releases = table.get("releases") if isinstance(table, dict) else None
+        if not isinstance(releases, list) or not releases:
+            raise ValueError(f"{path}: [{framework}] needs a non-empty releases = [...] list")
+        unknown = sorted(set(table) - {"releases"})
+        if unknown:
+            raise ValueError(f"{path}: [{framework}]: unknown key {', '.join(unknown)}")
+        for release in releases:
+            if not isinstance(release, str) or not _RELEASE.match(release):
+                raise ValueError(f"{path}: [{framework}]: a release is 'X.Y.Z', got {release!r}")
+        ordered = sorted(releases, key=lambda r: tuple(int(p) for p in r.split(".")))
+        if ordered != releases or len(set(releases)) != len(releases):
+            raise ValueError(f"{path}: [{framework}]: list each release once, oldest first")
+        found[framework] = list(releases)
+    return found

@@ -39,10 +39,11 @@ from typing import Any
 import torch
 
 from attention.semantics import paths
-from attention.semantics.claims import Claim
+from attention.semantics.claims import VERSIONED, Claim
 from attention.semantics.registry import (
     FRAMEWORK_MODULES,
     SHARED_MODULES,
+    VERIFIED_WITH,
     installed_versions,
     keras_backend,
 )
@@ -54,6 +55,7 @@ __all__ = [
     "default_record_path",
     "load_record",
     "make_record",
+    "make_release_record",
     "record_release",
     "write_record",
 ]
@@ -173,6 +175,48 @@ def make_record(
             }
             for r in results
         },
+    }
+
+
+def make_release_record(
+    framework: str,
+    claims: Sequence[Claim],
+    results: Sequence[RowResult],
+    *,
+    claims_file: str,
+    today: datetime.date | None = None,
+) -> dict[str, Any]:
+    """The record of ``framework``'s rows on its installed release (``conf/records/libraries/``).
+
+    ``claims`` are every row of ``framework`` (transformers or onnxruntime: the frameworks whose
+    rows are stated per release); the record names the framework, its release and the versions
+    the rows ran with, and each row's result, as :func:`make_record` does.
+
+    >>> make_release_record("jax", [], [], claims_file="x.toml")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: jax rows are not stated per release; only transformers, onnxruntime have ...
+    """
+    versioned = [name for name in VERSIONED if name != "torch"]
+    if framework not in versioned:
+        raise ValueError(
+            f"{framework} rows are not stated per release; only {', '.join(versioned)} have "
+            "release records"
+        )
+    strangers = sorted({c.id for c in claims if c.framework != framework})
+    if strangers:
+        raise ValueError(f"a {framework} release record holds only {framework} rows: {strangers}")
+    record = make_record(claims, results, claims_file=claims_file, today=today)
+    versions = record["versions"]
+    shown = {name: versions.get(name) for name in ("torch", *VERIFIED_WITH[framework])}
+    release = shown[framework]
+    if release is None:
+        raise ValueError(f"{framework} is not installed")
+    record.pop("keras_backend")
+    return {
+        "framework": framework,
+        "release": paths.release_of(str(release)),
+        **{**record, "versions": shown},
     }
 
 

@@ -38,9 +38,14 @@ from typing import Any, Literal
 import torch
 
 from attention.semantics import paths
-from attention.semantics.claims import Claim, expected_for, release_tuple
+from attention.semantics.claims import VERSIONED, Claim, expected_for, release_tuple
 from attention.semantics.probes.kernels import noting_backends
-from attention.semantics.registry import Probe, missing_framework, probes_for
+from attention.semantics.registry import (
+    Probe,
+    installed_versions,
+    missing_framework,
+    probes_for,
+)
 
 __all__ = [
     "ReleaseContext",
@@ -50,6 +55,7 @@ __all__ = [
     "exit_notes",
     "exit_status",
     "format_table",
+    "installed_release",
     "missing_requirement",
     "release_context",
     "run",
@@ -65,8 +71,9 @@ Status = Literal["ok", "mismatch", "probe_error", "not_verified", "skipped"]
 class RowResult:
     """The outcome of one claim's probe on this machine.
 
-    ``release`` is the torch release whose expectation the row was compared with (None for the
-    other frameworks' rows, which have one expectation).
+    ``release`` is the release whose expectation the row was compared with: torch's for a
+    PyTorch row, the installed transformers or onnxruntime release for theirs (their rows are
+    stated per release too), None for the other frameworks' rows, which have one expectation.
     """
 
     claim: Claim
@@ -219,7 +226,6 @@ def select(claims: Sequence[Claim], only: Iterable[str] | None) -> list[Claim]:
 def _run_one(
     claim: Claim, probe: Probe | None, skipped: str | None = None, release: str | None = None
 ) -> RowResult:
-    release = release if claim.framework == "torch" else None
     reason = missing_requirement(claim.requires)
     if reason is not None:
         return RowResult(claim, "not_verified", None, reason, release)
@@ -229,6 +235,7 @@ def _run_one(
         return RowResult(
             claim, "probe_error", "no probe is registered for this claim", release=release
         )
+    expected = expected_for(claim, release) if release is not None else claim.expected
     try:
         with warnings.catch_warnings():
             # framework warnings (deprecations, "unfused implementation") would bury the table;
@@ -238,8 +245,12 @@ def _run_one(
                 observed = probe()
     except Exception as error:
         raised = f"probe raised: {type(error).__name__}: {error}"
+        if claim.framework != "torch" and expected == "error":
+            # a release on which the row's call raises says so in a change of the row, whose
+            # note names the failure; the record keeps the exception's first line as the reason
+            first = str(error).strip().splitlines()[0] if str(error).strip() else ""
+            return RowResult(claim, "ok", "error", f"{type(error).__name__}: {first}", release)
         return RowResult(claim, "probe_error", raised, release=release)
-    expected = expected_for(claim, release) if release is not None else claim.expected
     status: Status = "ok" if observed == expected else "mismatch"
     return RowResult(claim, status, observed, None, release, tuple(backends))
 
@@ -275,10 +286,35 @@ def run(
         framework: probes(framework) if reason is None else {}
         for framework, reason in skipped.items()
     }
+    releases = {
+        framework: release if framework == "torch" else installed_release(framework)
+        for framework, reason in skipped.items()
+        if reason is None
+    }
     return [
-        _run_one(claim, tables[claim.framework].get(claim.id), skipped[claim.framework], release)
+        _run_one(
+            claim,
+            tables[claim.framework].get(claim.id),
+            skipped[claim.framework],
+            releases.get(claim.framework),
+        )
         for claim in chosen
     ]
+
+
+def installed_release(framework: str) -> str | None:
+    """The installed release ``X.Y.Z`` of ``framework`` when its rows are stated per release.
+
+    None for a framework whose rows have one expectation (not in
+    :data:`attention.semantics.claims.VERSIONED`) and for one that is not installed.
+
+    >>> installed_release("jax") is None
+    True
+    """
+    if framework not in VERSIONED or framework == "torch":
+        return None
+    version = installed_versions((framework,))[framework]
+    return paths.release_of(version) if version else None
 
 
 _VERIFIED: frozenset[Status] = frozenset({"ok", "mismatch", "probe_error"})
@@ -446,7 +482,11 @@ def format_table(
             lines.append(
                 f"FAILED {result.claim.id} ({result.claim.api}, {result.claim.argument}): "
                 f"expected {result.expected!r}"
-                + (f" on torch {result.release}" if result.release is not None else "")
+                + (
+                    f" on {result.claim.framework} {result.release}"
+                    if result.release is not None
+                    else ""
+                )
                 + f", observed {result.observed!r}"
             )
     return "\n".join(lines)

@@ -34,6 +34,7 @@ __all__ = [
     "runtime_bool_mask",
     "runtime_causal_alignment",
     "runtime_fully_masked_row",
+    "runtime_single_query_causal_alignment",
 ]
 
 OPSET = 23
@@ -114,6 +115,12 @@ def reference_fully_masked_row() -> str:
 def runtime_causal_alignment() -> str:
     """``is_causal=1`` with 2 queries and 4 keys, no past, onnxruntime's CPU provider."""
     return causal_alignment(onnx_weights("onnxruntime", 2, 4, causal=True))
+
+
+@probe("onnxruntime.Attention.is_causal.alignment.single_query", framework="onnxruntime")
+def runtime_single_query_causal_alignment() -> str:
+    """``is_causal=1`` with 1 query and 4 keys, no past: the decode step of issue 29020."""
+    return causal_alignment(onnx_weights("onnxruntime", 1, 4, causal=True))
 
 
 @probe("onnxruntime.Attention.attn_mask.bool", framework="onnxruntime")

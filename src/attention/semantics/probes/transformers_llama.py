@@ -33,6 +33,7 @@ from attention.semantics.observe import (
     describe,
     empty_row_outcome,
 )
+from attention.semantics.probes.releases import ABSENT
 from attention.semantics.probes.windows import window_reading
 from attention.semantics.registry import framework_module, probe
 
@@ -46,6 +47,7 @@ __all__ = [
     "fully_masked_row_eager",
     "fully_masked_row_flex",
     "fully_masked_row_sdpa",
+    "gemma3_image_block",
     "llama_weights",
     "mask_4d_bool_eager",
     "mask_4d_bool_sdpa",
@@ -57,6 +59,7 @@ __all__ = [
     "packed_position_ids",
     "packed_position_ids_with_2d_mask",
     "packed_position_ids_with_cache",
+    "right_padding_last_position",
     "sliding_window",
     "tiny_llama",
 ]
@@ -115,7 +118,7 @@ def llama_weights(implementation: Implementation, length: int, **inputs: Any) ->
 
     ``inputs`` go to the forward call (``attention_mask``, ``position_ids``, ``use_cache``, a
     cache...).  The one-hot embeddings of positions ``offset .. offset + length - 1`` are fed,
-    ``offset`` being the length of a cache passed in ``cache``.
+    ``offset`` being the length of the cache passed in ``past_key_values``.
     """
     model = tiny_llama(implementation) if "model" not in inputs else inputs.pop("model")
     offset = inputs.pop("offset", 0)
@@ -253,9 +256,14 @@ def _agree(seen: dict[str, str]) -> str:
 def _cached_alignment(implementation: Implementation) -> str:
     model = tiny_llama(implementation)
     transformers = framework_module("transformers")
-    cache = transformers.DynamicCache(config=model.config)
-    llama_weights(implementation, 2, model=model, cache=cache, use_cache=True)
-    weights = llama_weights(implementation, 2, model=model, cache=cache, use_cache=True, offset=2)
+    try:
+        cache = transformers.DynamicCache(config=model.config)
+    except TypeError:  # releases before 4.56 build a cache without the config
+        cache = transformers.DynamicCache()
+    llama_weights(implementation, 2, model=model, past_key_values=cache, use_cache=True)
+    weights = llama_weights(
+        implementation, 2, model=model, past_key_values=cache, use_cache=True, offset=2
+    )
     return causal_alignment(weights)  # [L=2, S=4]
 
 
@@ -366,3 +374,119 @@ def causal_off_sdpa_padding() -> str:
 def causal_off_flex() -> str:
     """``is_causal = False`` on the attention module, FlexAttention, no padding."""
     return _causal_off("flex_attention", NO_PADDING)
+
+
+def _right_padded(implementation: Implementation) -> str:
+    """``"computed"`` when the padding query at the end of ``[1, 1, 0]`` attends to the real keys.
+
+    Generation reads the logits of the last position; with right padding that is a padding
+    token's, computed like any other (its row is not empty: the real keys before it are allowed).
+    """
+    weights = llama_weights(
+        implementation, 3, attention_mask=torch.tensor([[1, 1, 0]]), use_cache=False
+    )
+    real = weights[:2]  # queries 0 and 1: causal over the real keys, padding never seen
+    expected_real = torch.tensor([[1.0, 0.0, 0.0], [0.5, 0.5, 0.0]], dtype=torch.float64)
+    if not _close(real, expected_real):
+        return f"unrecognised: real rows {describe(real)}"
+    last = weights[2]  # the padding query: its own key is masked, keys 0 and 1 are not
+    if _close(last, torch.tensor([0.5, 0.5, 0.0])):
+        return "computed"
+    return empty_row_outcome(last)
+
+
+@probe("transformers.llama.padding.right", framework=FRAMEWORK)
+def right_padding_last_position() -> str:
+    """A right-padded row ``[1, 1, 0]``: what its last (padding) position holds, everywhere."""
+    return _agree({name: _right_padded(name) for name in IMPLEMENTATIONS})
+
+
+def tiny_gemma3(implementation: Implementation) -> Any:
+    """A one-layer ``Gemma3Model`` (text and a one-patch vision tower) reading out its weights.
+
+    Its language model's first layer gets zero query and key projections and the identity as
+    its value projection, as :func:`tiny_llama` does; no ``pixel_values`` are passed, so only
+    ``token_type_ids`` says which positions are image tokens.
+    """
+    transformers = framework_module("transformers")
+    text = transformers.Gemma3TextConfig(
+        vocab_size=16,
+        hidden_size=WIDTH,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        head_dim=WIDTH,
+        max_position_embeddings=32,
+        layer_types=["full_attention"],
+    )
+    vision = transformers.SiglipVisionConfig(
+        hidden_size=WIDTH,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        image_size=14,
+        patch_size=14,
+    )
+    config = transformers.Gemma3Config(
+        text_config=text, vision_config=vision, mm_tokens_per_image=1, image_token_index=15
+    )
+    config._attn_implementation = implementation
+    config.text_config._attn_implementation = implementation
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = transformers.Gemma3Model(config).eval()
+    attention = model.language_model.layers[0].self_attn
+    with torch.no_grad():
+        attention.q_proj.weight.zero_()
+        attention.k_proj.weight.zero_()
+        attention.v_proj.weight.copy_(torch.eye(WIDTH))
+    return model
+
+
+IMAGE_TOKENS = torch.tensor([[0, 1, 1, 0]])  # token_type_ids: positions 1 and 2 are one image
+
+
+def _image_block(implementation: Implementation) -> str:
+    """``"applied"`` when the two image tokens see each other both ways and text stays causal."""
+    model = tiny_gemma3(implementation)
+    seen: dict[str, Tensor] = {}
+    attention = model.language_model.layers[0].self_attn
+
+    def keep(_module: object, args: tuple[Tensor, ...]) -> None:
+        seen["x"] = args[0].detach().clone()
+
+    hook = attention.o_proj.register_forward_pre_hook(keep)
+    try:
+        with torch.no_grad():
+            model(
+                inputs_embeds=torch.eye(WIDTH)[None, :4],
+                token_type_ids=IMAGE_TOKENS,
+                use_cache=False,
+            )
+    finally:
+        hook.remove()
+    x = seen["x"][0, :, :4].to(torch.float64)
+    weights = x / x.sum(-1, keepdim=True)  # every position's one-hot is scaled alike
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    block = causal.clone()
+    block[1, 2] = True  # image token 1 sees image token 2, after it
+    for word, allowed in (("applied", block), ("ignored", causal)):
+        expected = allowed.to(torch.float64) / allowed.sum(-1, keepdim=True)
+        if _close(weights, expected):
+            return word
+    return f"unrecognised: weights {describe(weights)}"
+
+
+@probe("transformers.gemma3.token_type_ids.image_block", framework=FRAMEWORK)
+def gemma3_image_block() -> str:
+    """Two image tokens inside a causal text row (``token_type_ids``), eager and SDPA.
+
+    Not FlexAttention: after the other rows' FlexAttention calls in the same process, torch
+    2.13's Inductor failed to compile this model's (a C++ compile error on this machine's CPU),
+    while the same call alone ran; a row must not depend on what ran before it.
+    """
+    transformers = framework_module("transformers")
+    if not hasattr(transformers, "Gemma3Model"):
+        return ABSENT
+    return _agree({name: _image_block(name) for name in ("eager", "sdpa")})
