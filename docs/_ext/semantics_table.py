@@ -115,6 +115,7 @@ def _labels() -> dict[str, str]:
         # Translators: a row where the documentation and the library differ, after what the
         # documentation says: the value observed and the releases (e.g. "2.3.1–2.13.0")
         "differs_on": _("Observed {value} on torch {releases}."),
+        "differs_on_library": _("Observed {value} on {framework} {releases}."),
         "not_verified_run": _("not verified"),
         # Translators: a run of releases of another library ("transformers 4.46.3–4.52.4:
         # uniform"), the library's name first
@@ -505,9 +506,12 @@ def _disagreement(
     from the records; [] where every verified release agrees with the documentation.  A row no
     record verified, and a row about another framework, states its claim.
     """
+    if claim.framework != "torch" and _series(claim, records):
+        # a library recorded release by release: the runs of its releases that differ
+        return _library_differs(claim, labels, records)
     runs = _runs(claim, records) if claim.framework == "torch" else []
     if not any(value is not None for _, _, value in runs):
-        # another library's row stated per release: what its newest recorded release observes
+        # another library's row with one record: what it observes
         return _with_value(labels["observed"], _newest_value(claim, records))
     parts: list[nodes.Node] = []
     for first, last, value in runs:
@@ -518,6 +522,36 @@ def _disagreement(
         parts += _compose(
             labels["differs_on"],
             value=_value(value),
+            releases=_version(_span(first, last)),
+        )
+    return parts
+
+
+def _library_differs(
+    claim: Claim, labels: dict[str, str], records: dict[str, Any]
+) -> list[nodes.Node]:
+    """The runs of a library's recorded releases whose value is not what its documentation says.
+
+    [] where every recorded release agrees (onnxruntime's empty rows: NaN on 1.23, uniform on
+    1.24-1.27, zeros from 1.28 on, as the ONNX definition now says).
+    """
+    runs: list[tuple[str, str, str]] = []
+    for release in _releases(records, claim.framework):
+        value = _value_on(claim, release, records)
+        if runs and runs[-1][2] == value:
+            runs[-1] = (runs[-1][0], release, value)
+        else:
+            runs.append((release, release, value))
+    parts: list[nodes.Node] = []
+    for first, last, value in runs:
+        if value in ("absent", claim.docs_say):
+            continue
+        if parts:
+            parts.append(nodes.Text(" "))
+        parts += _compose(
+            labels["differs_on_library"],
+            value=_value(value),
+            framework=nodes.Text(claim.framework),
             releases=_version(_span(first, last)),
         )
     return parts

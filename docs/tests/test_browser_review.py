@@ -49,7 +49,16 @@ SEVERITY = {
     "zh_CN": {"error": "错误", "warning": "警告"},
 }
 OTHER_TOOLS = {"--name-only", "--all-files"}  # git's and pre-commit's, in the examples
-SECTIONS = ["what-it-catches", "example", "why", "fix", "rows", "silence"]
+SECTIONS = [
+    "what-it-catches",
+    "what-it-reads",
+    "what-it-leaves-silent",
+    "example",
+    "why",
+    "fix",
+    "rows",
+    "silence",
+]
 ROWS_PAGE = "reference/mask-semantics.html"
 
 # -- the sources -----------------------------------------------------------------------------------
