@@ -535,15 +535,8 @@ def _library_differs(
     [] where every recorded release agrees (onnxruntime's empty rows: NaN on 1.23, uniform on
     1.24-1.27, zeros from 1.28 on, as the ONNX definition now says).
     """
-    runs: list[tuple[str, str, str]] = []
-    for release in _releases(records, claim.framework):
-        value = _value_on(claim, release, records)
-        if runs and runs[-1][2] == value:
-            runs[-1] = (runs[-1][0], release, value)
-        else:
-            runs.append((release, release, value))
     parts: list[nodes.Node] = []
-    for first, last, value in runs:
+    for first, last, value in _library_runs(claim, records):
         if value in ("absent", claim.docs_say):
             continue
         if parts:
@@ -678,10 +671,8 @@ def _newest_value(claim: Claim, records: dict[str, Any]) -> str:
     return _value_on(claim, _releases(records, claim.framework)[-1], records)
 
 
-def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str]]:
-    """(first release, last release, value) of each earlier run of releases, newest first."""
-    if not _series(claim, records):
-        return []
+def _library_runs(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(first release, last release, value) of each run of the framework's releases, in order."""
     runs: list[tuple[str, str, str]] = []
     for release in _releases(records, claim.framework):
         value = _value_on(claim, release, records)
@@ -689,7 +680,14 @@ def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str,
             runs[-1] = (runs[-1][0], release, value)
         else:
             runs.append((release, release, value))
-    return list(reversed(runs[:-1]))
+    return runs
+
+
+def _older_values(claim: Claim, records: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(first release, last release, value) of each earlier run of releases, newest first."""
+    if not _series(claim, records):
+        return []
+    return list(reversed(_library_runs(claim, records)[:-1]))
 
 
 def _verified(
