@@ -590,8 +590,7 @@ def where_value(ev: Interpreter, node: ast.Call, values: list[AnyValue | None]) 
     ):
         # nothing shows the tensor is about attention yet: the finding waits for a softmax
         # to read what this gives (a beam search's scores are no attention)
-        del ev.hits[before:]
-        return Scores(Origin(node, ""), scaled=True, masked=True, pending=found)
+        return _awaiting_softmax(ev, node, before)
     # a tensor filled with one constant (torch.full_like(s, -inf)) penalises as that constant
     constants = [b.holds if isinstance(b, Tensor) and b.holds is not None else b for b in branches]
     penalties = [
