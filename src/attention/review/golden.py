@@ -106,6 +106,7 @@ def finding_record(finding: Finding, path: str | None = None) -> Record:
         "inferred": list(finding.inferred),
         "expects": finding.expects,
         "fix_code": finding.fix_code,
+        "rows": list(by_code(finding.code).rows),
     }
 
 
