@@ -64,7 +64,7 @@ from attention.review.fix import diff, fixed_source
 from attention.review.i18n import LABELS
 from attention.review.report import render
 from attention.review.rules import FAMILIES, RULES, Rule, by_code, family_of
-from attention.semantics.claims import Claim, load_claims
+from attention.semantics.claims import Claim, load_claims, load_ecosystem_claims
 
 logger = logging.getLogger(__name__)
 
@@ -231,7 +231,7 @@ def _doctest(text: str, group: str) -> nodes.literal_block:
 
 
 def _claims() -> dict[str, Claim]:
-    return {claim.id: claim for claim in load_claims()}
+    return {claim.id: claim for claim in (*load_claims(), *load_ecosystem_claims())}
 
 
 class review_row_ref(nodes.Inline, nodes.Element):  # noqa: N801 (docutils names nodes in lower case)

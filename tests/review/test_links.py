@@ -7,14 +7,16 @@ to a folder of its own: ``docs/_build/html/en/``, ``docs/_build/html/zh_CN/``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
 import attention
 from attention.review.__main__ import main
-from attention.review.links import row_url, rule_url
+from attention.review.links import row_page, row_url, rule_url
 from attention.review.rules import RULES, by_code
+from attention.semantics.claims import load_claims, load_ecosystem_claims
 
 DOCS = Path(__file__).parents[2] / "docs"
 ROW = "sdpa.attn_mask.bool"
@@ -89,3 +91,30 @@ def test_the_command_line_takes_latest(tmp_path, capsys) -> None:
     out = capsys.readouterr().out
     assert "https://attention-textbook.readthedocs.io/en/latest/review/rules/am101.html" in out
     assert "vlatest" not in out
+
+
+def _tables() -> dict[str, list[str]]:
+    """Each reference page's table prefixes, as its ``semantics-table :prefix:`` lines say."""
+    found: dict[str, list[str]] = {}
+    for page in sorted((DOCS / "reference").glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for table in re.finditer(r"```\{semantics-table\}\n:prefix:([^\n]*)\n", text):
+            found.setdefault(f"reference/{page.stem}.html", []).extend(table.group(1).split())
+    return found
+
+
+def test_every_row_is_cited_on_the_page_whose_table_shows_it() -> None:
+    """A finding's row address names the page that renders the row (the anchor lives there)."""
+    tables = _tables()
+    for claim in (*load_claims(), *load_ecosystem_claims()):
+        shown = [
+            page
+            for page, prefixes in tables.items()
+            if any(claim.id == p or claim.id.startswith(p + ".") for p in prefixes)
+        ]
+        assert shown == [row_page(claim.id)], f"{claim.id}: shown on {shown}"
+
+
+def test_a_row_of_no_table_names_itself() -> None:
+    with pytest.raises(ValueError, match="'sdpa.no_such_row' is no row"):
+        row_url("sdpa.no_such_row")

@@ -1,7 +1,9 @@
 """The citable addresses a finding names: a mask-table row, or a review rule's page.
 
-A row is an anchor of the mask-semantics page, a rule has a page of its own under
-``review/rules/``.  Where those pages are depends on where the site is served:
+A row is an anchor of the page that shows it: PyTorch's rows (``conf/semantics.toml``) are on the
+mask-semantics page, the other frameworks' rows (``conf/semantics-ecosystem.toml``) on the
+cross-framework page or, for decoders, ONNX and MLX, on the decoder page (:data:`ROW_PAGES`, the
+same id prefixes as those pages' tables).  A rule has a page of its own under ``review/rules/``.  Where those pages are depends on where the site is served:
 
 * on Read the Docs, each language and version at ``<base>/<language slug>/<version>/``
   (``en``, ``zh-cn``; the version of a release is its tag, ``v0.1.0``; ``latest`` and
@@ -21,8 +23,12 @@ A row is an anchor of the mask-semantics page, a rule has a page of its own unde
 'https://example.org/zh-cn/v0.2.0/review/rules/am101.html'
 >>> rule_url("AM101", base_url="file:///home/me/attention/docs/_build/html/", language="zh_CN")
 'file:///home/me/attention/docs/_build/html/zh_CN/review/rules/am101.html'
->>> "sdpa.attn_mask.bool" in known_rows()
-True
+>>> row_url("transformers.attention_mask", version="latest").rpartition("/")[2]
+'cross-framework-masks.html#transformers.attention_mask'
+>>> row_url("onnx.Attention.is_causal.alignment", version="latest").rpartition("/")[2]
+'decoder-masks.html#onnx.Attention.is_causal.alignment'
+>>> "sdpa.attn_mask.bool" in known_rows(), "transformers.attention_mask" in known_rows()
+(True, True)
 """
 
 from __future__ import annotations
@@ -35,10 +41,14 @@ __all__ = [
     "BUILD_FOLDERS",
     "DEFAULT_BASE_URL",
     "LANGUAGE_FOLDERS",
+    "ROW_PAGES",
+    "TORCH_PAGE",
     "known_rows",
+    "row_page",
     "row_url",
     "rule_url",
     "site_url",
+    "torch_rows",
     "version_folder",
 ]
 
@@ -50,6 +60,25 @@ LANGUAGE_FOLDERS = {"en": "en", "zh_CN": "zh-cn"}
 
 BUILD_FOLDERS = {"en": "en", "zh_CN": "zh_CN"}
 """A build's folder for each language (``docs/_build/html/<folder>/``)."""
+
+
+TORCH_PAGE = "reference/mask-semantics.html"
+"""The page of every row of PyTorch's table (``conf/semantics.toml``)."""
+
+ROW_PAGES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (
+        "reference/cross-framework-masks.html",
+        ("jax", "flax", "keras", "transformers.attention_mask", "flash_attn", "xformers"),
+    ),
+    (
+        "reference/decoder-masks.html",
+        ("transformers", "onnx", "onnxruntime", "mlx"),
+    ),
+)
+"""The page of the other frameworks' rows, by id prefix (a row is under ``p`` when its id is
+``p`` or starts with ``p.``); the longest prefix a row is under decides.  The pages' tables
+(``semantics-table :prefix:``) list the same prefixes, which ``tests/review/test_links.py``
+holds them to."""
 
 
 def version_folder(version: str) -> str:
@@ -89,9 +118,9 @@ def site_url(
 def row_url(
     row: str, *, base_url: str | None = None, version: str | None = None, language: str = "en"
 ) -> str:
-    """The address of the mask-semantics row ``row`` (a claim id of ``conf/semantics.toml``)."""
+    """The address of the mask-table row ``row`` (a claim id of either claims file)."""
     return site_url(
-        f"reference/mask-semantics.html#{row}",
+        f"{row_page(row)}#{row}",
         base_url=base_url,
         version=version,
         language=language,
@@ -108,8 +137,46 @@ def rule_url(
 
 
 @functools.cache
-def known_rows() -> frozenset[str]:
-    """The ids of every row of the PyTorch mask-semantics table: what a rule may rest on."""
+def torch_rows() -> frozenset[str]:
+    """The ids of every row of PyTorch's table (``conf/semantics.toml``)."""
     from attention.semantics.claims import load_claims
 
     return frozenset(claim.id for claim in load_claims())
+
+
+@functools.cache
+def known_rows() -> frozenset[str]:
+    """The ids of every row of the mask tables, PyTorch's and the other frameworks': what a rule
+    may rest on."""
+    from attention.semantics.claims import load_ecosystem_claims
+
+    return torch_rows() | frozenset(claim.id for claim in load_ecosystem_claims())
+
+
+def _under(row: str, prefix: str) -> bool:
+    return row == prefix or row.startswith(prefix + ".")
+
+
+def row_page(row: str) -> str:
+    """The page (``reference/….html``) whose table shows the row ``row``.
+
+    A row of no claims file is on no page: ValueError names it.
+
+    >>> row_page("sdpa.attn_mask.bool"), row_page("jax.nn.dot_product_attention.bias")
+    ('reference/mask-semantics.html', 'reference/cross-framework-masks.html')
+    """
+    if row in torch_rows():
+        return TORCH_PAGE
+    if row in known_rows():
+        pages = [
+            (len(prefix), page)
+            for page, prefixes in ROW_PAGES
+            for prefix in prefixes
+            if _under(row, prefix)
+        ]
+        if pages:
+            return max(pages)[1]
+    raise ValueError(
+        f"{row!r} is no row of the mask tables (conf/semantics.toml, "
+        "conf/semantics-ecosystem.toml), or no page's prefix covers it (links.ROW_PAGES)"
+    )
