@@ -7,6 +7,7 @@ to a folder of its own: ``docs/_build/html/en/``, ``docs/_build/html/zh_CN/``.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 
 import attention
 from attention.review.__main__ import main
+from attention.review.check import check_source
 from attention.review.links import row_page, row_url, rule_url
 from attention.review.rules import RULES, by_code
 from attention.semantics.claims import load_claims, load_ecosystem_claims
@@ -116,5 +118,32 @@ def test_every_row_is_cited_on_the_page_whose_table_shows_it() -> None:
 
 
 def test_a_row_of_no_table_names_itself() -> None:
-    with pytest.raises(ValueError, match="'sdpa.no_such_row' is no row"):
+    with pytest.raises(ValueError, match=r"'sdpa\.no_such_row' is no row"):
         row_url("sdpa.no_such_row")
+
+
+JAX_PADDING = (
+    "import jax\n"
+    "def attend(q, k, v, ids, pad_id):\n"
+    "    padding = (ids == pad_id)[:, None, None, :]\n"
+    "    return jax.nn.dot_product_attention(q, k, v, mask=padding)\n"
+)
+
+
+def test_a_finding_at_another_frameworks_api_cites_that_apis_rows(tmp_path, capsys) -> None:
+    """JAX's `mask` is True = may attend, as SDPA's is: the finding rests on JAX's row."""
+    (tmp_path / "m.py").write_text(JAX_PADDING)
+    main([str(tmp_path / "m.py"), "--format", "json", "--site-version", "latest"])
+    [finding] = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "AM101"
+    rows = [row["id"] for row in finding["rows"]]
+    assert rows[0] == "jax.nn.dot_product_attention.mask.bool", rows
+    assert all(row.startswith("jax.") for row in rows), rows
+    assert finding["rows"][0]["url"].endswith(
+        "/reference/cross-framework-masks.html#jax.nn.dot_product_attention.mask.bool"
+    )
+
+
+def test_a_finding_at_a_torch_api_cites_its_rules_rows() -> None:
+    [finding] = check_source(by_code("AM101").wrong, "m.py")
+    assert finding.rows == by_code("AM101").rows

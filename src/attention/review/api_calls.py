@@ -17,6 +17,7 @@ from attention.review.events import (
     ModuleInput,
     ScoresScaled,
     SoftmaxAlong,
+    WindowAtApi,
     emit,
 )
 from attention.review.ops import (
@@ -378,11 +379,90 @@ def masks_by_row(ev: Interpreter, c: Call) -> Reading:
     api = apis.FUNCTIONS.get(c.qualified or "")
     if api is None:
         return NOT_MINE
+    for argument in api.arguments:
+        if argument.role != "window":
+            continue
+        for given in _handed(ev, c.node, argument):
+            for left in _first_items(ev, given):
+                label = f"{api.label}({argument.keyword}=…)"
+                emit(ev, WindowAtApi(left, given, label, argument.claims))
     for argument in api.masks:
         if argument.boolean is None:
             continue
         arg, value = ev.given(c.node, c.values, argument)
         if arg is not None and isinstance(value, Mask) and value.dtype in ("bool", None):
             label = f"{api.label}({argument.keyword}=…)"
-            emit(ev, MaskAtApi(argument.boolean, value, arg, label))
+            emit(ev, MaskAtApi(argument.boolean, value, arg, label, argument.claims))
     return NOT_MINE
+
+
+def _assigned(ev: Interpreter, name: str) -> list[ast.expr]:
+    """What the enclosing function assigns to ``name`` (``name = …``), in order."""
+    if not ev.functions:
+        return []
+    return [
+        node.value
+        for node in ast.walk(ev.functions[-1])
+        if isinstance(node, ast.Assign)
+        and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)
+    ]
+
+
+def _entries(ev: Interpreter, mapping: ast.expr, key: str) -> list[ast.expr]:
+    """The values ``mapping`` (a dict written in the function, ``**`` into a call) gives ``key``.
+
+    ``mapping`` is a dict literal, either branch of ``a if c else b``, or a name assigned such a
+    dict or given ``name[key] = …``.
+    """
+    if isinstance(mapping, ast.Dict):
+        return [
+            value
+            for k, value in zip(mapping.keys, mapping.values, strict=True)
+            if isinstance(k, ast.Constant) and k.value == key
+        ]
+    if isinstance(mapping, ast.IfExp):
+        return _entries(ev, mapping.body, key) + _entries(ev, mapping.orelse, key)
+    if isinstance(mapping, ast.Name) and ev.functions:
+        found = [e for value in _assigned(ev, mapping.id) for e in _entries(ev, value, key)]
+        for node in ast.walk(ev.functions[-1]):
+            if isinstance(node, ast.Assign):
+                for target in node.targets:
+                    if (
+                        isinstance(target, ast.Subscript)
+                        and isinstance(target.value, ast.Name)
+                        and target.value.id == mapping.id
+                        and isinstance(target.slice, ast.Constant)
+                        and target.slice.value == key
+                    ):
+                        found.append(node.value)
+        return found
+    return []
+
+
+def _handed(ev: Interpreter, call: ast.Call, argument: apis.Argument) -> list[ast.expr]:
+    """The expressions a call gives ``argument``: by keyword, by position, or in a ``**`` dict."""
+    for keyword in call.keywords:
+        if keyword.arg == argument.keyword:
+            return [keyword.value]
+    starred = any(isinstance(a, ast.Starred) for a in call.args)
+    if argument.position is not None and not starred and argument.position < len(call.args):
+        return [call.args[argument.position]]
+    return [
+        entry
+        for keyword in call.keywords
+        if keyword.arg is None
+        for entry in _entries(ev, keyword.value, argument.keyword)
+    ]
+
+
+def _first_items(ev: Interpreter, given: ast.expr) -> list[ast.expr]:
+    """The first item of a pair written in the function (``(a, b)``, or a name assigned one)."""
+    if isinstance(given, (ast.Tuple, ast.List)) and given.elts:
+        return [given.elts[0]]
+    if isinstance(given, ast.Name):
+        return [
+            value.elts[0]
+            for value in _assigned(ev, given.id)
+            if isinstance(value, (ast.Tuple, ast.List)) and value.elts
+        ]
+    return []

@@ -26,6 +26,8 @@ from typing import Literal
 __all__ = [
     "APIS",
     "CREATE_BLOCK_MASK",
+    "FLASH_ATTN",
+    "FLASH_ATTN_VARLEN",
     "FLEX_ATTENTION",
     "FUNCTIONS",
     "JAX_DOT_PRODUCT_ATTENTION",
@@ -43,14 +45,18 @@ __all__ = [
     "TRANSFORMER_ENCODER",
     "TRANSFORMER_ENCODER_LAYER",
     "TRANSFORMER_ENCODER_LAYER_FWD",
+    "WINDOW_SETTINGS",
     "Api",
     "Argument",
     "MaskMaker",
+    "WindowSetting",
 ]
 
-Role = Literal["input", "mask", "padding", "causal", "option"]
+Role = Literal["input", "mask", "padding", "causal", "window", "option"]
 """What an argument is: a tensor attended over (``input``), a mask over queries and keys
-(``mask``), a mask over keys per batch item (``padding``), a causal flag, or anything else."""
+(``mask``), a mask over keys per batch item (``padding``), a causal flag, a local window
+``(left, right)`` counted in keys on each side of the query, its own key not counted
+(``window``), or anything else."""
 Boolean = Literal["allowed", "forbidden"]
 """What True means in a Boolean mask: the key may be attended to, or it is masked out."""
 Floating = Literal["additive"]
@@ -519,6 +525,51 @@ JAX_DOT_PRODUCT_ATTENTION = Api(
 """JAX's ``jax.nn.dot_product_attention``: a Boolean ``mask`` lists the keys that may be seen,
 as SDPA's does; ``bias`` is added to the scores (positions of jax 0.10.2)."""
 
+_FLASH_WINDOW = Argument(
+    "window_size", None, "window", claims=("flash_attn.flash_attn_func.window_size",)
+)
+_FLASH_CAUSAL = Argument(
+    "causal",
+    None,
+    alignment="lower_right",
+    claims=("flash_attn.flash_attn_func.causal.alignment",),
+)
+
+FLASH_ATTN = Api(
+    name="flash_attn.flash_attn_func",
+    kind="flash_attn",
+    label="flash_attn_func",
+    arguments=(
+        _input("q", 0),
+        _input("k", 1),
+        _input("v", 2),
+        Argument("causal", 5, alignment="lower_right", claims=_FLASH_CAUSAL.claims),
+        Argument("window_size", 6, "window", claims=_FLASH_WINDOW.claims),
+    ),
+    aliases=("flash_attn.flash_attn_interface.flash_attn_func",),
+    words=("flash_attn", "window_size"),
+    claims=("flash_attn.flash_attn_func.fully_masked_row",),
+)
+"""flash-attn's ``flash_attn_func(q, k, v, dropout_p, softmax_scale, causal, window_size, …)``
+(flash-attn 2.8.3): ``window_size=(left, right)`` lets query i see keys ``i - left`` to
+``i + right``, its own key on top of both; ``causal`` puts the triangle bottom-right."""
+
+FLASH_ATTN_VARLEN = Api(
+    name="flash_attn.flash_attn_varlen_func",
+    kind="flash_attn_varlen",
+    label="flash_attn_varlen_func",
+    arguments=(_FLASH_CAUSAL, _FLASH_WINDOW),
+    aliases=(
+        "flash_attn.flash_attn_interface.flash_attn_varlen_func",
+        "flash_attn.flash_attn_with_kvcache",
+        "flash_attn.flash_attn_interface.flash_attn_with_kvcache",
+    ),
+    words=("flash_attn", "window_size"),
+    reported_as=FLASH_ATTN.name,
+)
+"""flash-attn's other entry points, read by keyword (their positions differ): the same
+``window_size`` and ``causal`` as ``flash_attn_func``."""
+
 APIS = (
     SDPA,
     OWN_SDPA,
@@ -530,6 +581,8 @@ APIS = (
     FLEX_ATTENTION,
     CREATE_BLOCK_MASK,
     JAX_DOT_PRODUCT_ATTENTION,
+    FLASH_ATTN,
+    FLASH_ATTN_VARLEN,
 )
 """Every row, torch's public APIs first."""
 
@@ -587,3 +640,27 @@ and the dtype's minimum for the eager implementation (seen on transformers 5.24.
 
 MASK_MAKERS = (TRANSFORMERS_MASKS,)
 """Every function whose mask's convention depends on a setting, by row."""
+
+
+@dataclass(frozen=True)
+class WindowSetting:
+    """A setting that sizes a local window counting the query's own key.
+
+    ``W`` lets a query see ``W`` keys, itself included, so a ``window`` argument (which does not
+    count it) takes ``W - 1``.  ``names``: the attribute or variable names it goes by;
+    ``claims``: the rows that verify how it counts.
+    """
+
+    names: tuple[str, ...]
+    claims: tuple[str, ...]
+
+
+TRANSFORMERS_SLIDING_WINDOW = WindowSetting(
+    names=("sliding_window",),
+    claims=("transformers.mistral.sliding_window",),
+)
+"""transformers' ``config.sliding_window``: ``W`` keys, the query's own among them (Mistral,
+Qwen2, Gemma; verified on the eager, SDPA and FlexAttention implementations)."""
+
+WINDOW_SETTINGS = (TRANSFORMERS_SLIDING_WINDOW,)
+"""Every window size that counts the query's own key, by row."""

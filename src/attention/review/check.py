@@ -25,7 +25,9 @@ from pathlib import Path
 
 from attention.review import apis
 from attention.review.interpreter import Hit, Interpreter
+from attention.review.links import cited_rows
 from attention.review.project import NARROW_WORDS, Project
+from attention.review.rules import by_code
 from attention.review.syntax import (
     NestingError,
     Source,
@@ -103,6 +105,9 @@ class Finding:
     span: tuple[int, int] | None = dataclasses.field(default=None, compare=False, repr=False)
     cell: int | None = None
     file_line: int | None = None
+    rows: tuple[str, ...] = ()
+    """The mask-table rows the finding rests on: its rule's, or, at another framework's API,
+    that API's (:func:`~attention.review.links.cited_rows`)."""
 
 
 def check_source(
@@ -173,6 +178,7 @@ def check_tree(
                 hit.fix,
                 end - source.offset(end_line, 0) + 1,
                 (start, end),
+                rows=cited_rows(by_code(hit.code).rows, hit.rows),
             )
         )
     findings.sort(key=lambda f: (f.line, f.column, f.code))

@@ -613,6 +613,36 @@ tensor([[0.5000, 0.5000, 0.0000]])
 tensor([[0.5000, 0.5000, 0.0000]])
 """,
     ),
+    "AM307": (
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> W = 3                                   # config.sliding_window: 3 keys, the query's own among them
+>>> i, j = torch.arange(6)[:, None], torch.arange(6)[None, :]   # queries, keys
+>>> def flash_window(left, right):          # flash-attn's window_size with causal=True, as documented
+...     return (j >= i - left) & (j <= i + right) & (j <= i)   # (flash-attn itself needs CUDA)
+>>> q = k = torch.zeros(1, 1, 6, 4)
+>>> v = torch.eye(6)[None, None]            # one-hot values: output row = weight row
+>>> F.scaled_dot_product_attention(q, k, v, attn_mask=flash_window(W, W))[0, 0, 5].tolist()
+[0.0, 0.0, 0.25, 0.25, 0.25, 0.25]
+""",
+        """\
+>>> import torch
+>>> import torch.nn.functional as F
+>>> from attention import sliding_window_allowed
+>>> W = 3
+>>> i, j = torch.arange(6)[:, None], torch.arange(6)[None, :]
+>>> def flash_window(left, right):
+...     return (j >= i - left) & (j <= i + right) & (j <= i)
+>>> q = k = torch.zeros(1, 1, 6, 4)
+>>> v = torch.eye(6)[None, None]
+>>> out = F.scaled_dot_product_attention(q, k, v, attn_mask=flash_window(W - 1, 0))
+>>> [round(w, 4) for w in out[0, 0, 5].tolist()]  # query 5 sees keys 3, 4, 5: W keys
+[0.0, 0.0, 0.0, 0.3333, 0.3333, 0.3333]
+>>> torch.equal(flash_window(W - 1, 0), sliding_window_allowed(6, W))
+True
+""",
+    ),
     "AM801": (
         """\
 >>> import torch

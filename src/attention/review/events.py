@@ -51,6 +51,7 @@ __all__ = [
     "ScoresSoftcapped",
     "SoftmaxAlong",
     "TriangleCut",
+    "WindowAtApi",
     "ZeroPicked",
     "ZerosTimesConstant",
     "emit",
@@ -72,6 +73,22 @@ class MaskAtApi(Event):
     mask: Mask
     node: ast.AST | Arg
     api: str
+    rows: tuple[str, ...] = ()
+    """The rows of the argument that receives the mask (``apis``' claims), where known."""
+
+
+@dataclass(frozen=True)
+class WindowAtApi(Event):
+    """A local window ``(left, …)`` handed to an API that does not count the query's own key.
+
+    Such an API counts keys on each side of the query; ``left`` is the expression of the left
+    size, ``api`` names the call, ``rows`` are the argument's rows.
+    """
+
+    left: ast.expr
+    node: ast.AST
+    api: str
+    rows: tuple[str, ...]
 
 
 @dataclass(frozen=True)

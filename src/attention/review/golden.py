@@ -106,7 +106,7 @@ def finding_record(finding: Finding, path: str | None = None) -> Record:
         "inferred": list(finding.inferred),
         "expects": finding.expects,
         "fix_code": finding.fix_code,
-        "rows": list(by_code(finding.code).rows),
+        "rows": list(finding.rows or by_code(finding.code).rows),
     }
 
 

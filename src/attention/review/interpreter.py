@@ -31,7 +31,8 @@ kind of value), what an attention API does with a mask is its row of
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterable, Sequence
+import contextlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Final
 
@@ -136,6 +137,7 @@ class Interpreter:
         self.readings: dict[int, dict[int, list[set[tuple[str, int]]]]] = {}
         self.head_splits: dict[int, bool] = {}
         self.hits: list[Hit] = []
+        self.citing: tuple[str, ...] = ()  # the rows of the API argument being judged
         self.pending: dict[int, Hit] = {}
         self.functions: list[FunctionNode] = []
         self.scaled_functions: dict[int, bool] = {}
@@ -193,9 +195,21 @@ class Interpreter:
         if isinstance(node, Arg):
             node = node.value
         narrow = None if overflows is None else _narrowest_overflowed(overflows)
-        found = Hit(code, node, self.code(node), expects, tuple(facts), fix, narrow)
+        found = Hit(code, node, self.code(node), expects, tuple(facts), fix, narrow, self.citing)
         self.hits.append(found)
         return found
+
+    @contextlib.contextmanager
+    def cited(self, rows: tuple[str, ...]) -> Iterator[None]:
+        """Judge a value handed to an API argument whose rows are ``rows``.
+
+        The hits made inside carry them (:attr:`Hit.rows`).
+        """
+        outer, self.citing = self.citing, rows
+        try:
+            yield
+        finally:
+            self.citing = outer
 
     # -- statements ------------------------------------------------------------------------------
 

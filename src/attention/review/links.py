@@ -3,7 +3,8 @@
 A row is an anchor of the page that shows it: PyTorch's rows (``conf/semantics.toml``) are on the
 mask-semantics page, the other frameworks' rows (``conf/semantics-ecosystem.toml``) on the
 cross-framework page or, for decoders, ONNX and MLX, on the decoder page (:data:`ROW_PAGES`, the
-same id prefixes as those pages' tables).  A rule has a page of its own under ``review/rules/``.  Where those pages are depends on where the site is served:
+same id prefixes as those pages' tables).  A rule has a page of its own under ``review/rules/``.
+Where those pages are depends on where the site is served:
 
 * on Read the Docs, each language and version at ``<base>/<language slug>/<version>/``
   (``en``, ``zh-cn``; the version of a release is its tag, ``v0.1.0``; ``latest`` and
@@ -43,6 +44,7 @@ __all__ = [
     "LANGUAGE_FOLDERS",
     "ROW_PAGES",
     "TORCH_PAGE",
+    "cited_rows",
     "known_rows",
     "row_page",
     "row_url",
@@ -146,8 +148,10 @@ def torch_rows() -> frozenset[str]:
 
 @functools.cache
 def known_rows() -> frozenset[str]:
-    """The ids of every row of the mask tables, PyTorch's and the other frameworks': what a rule
-    may rest on."""
+    """The ids of every row of the mask tables, PyTorch's and the other frameworks'.
+
+    What a rule may rest on.
+    """
     from attention.semantics.claims import load_ecosystem_claims
 
     return torch_rows() | frozenset(claim.id for claim in load_ecosystem_claims())
@@ -180,3 +184,21 @@ def row_page(row: str) -> str:
         f"{row!r} is no row of the mask tables (conf/semantics.toml, "
         "conf/semantics-ecosystem.toml), or no page's prefix covers it (links.ROW_PAGES)"
     )
+
+
+def cited_rows(rule_rows: tuple[str, ...], api_rows: tuple[str, ...]) -> tuple[str, ...]:
+    """The rows a finding cites: its rule's, or, at another framework's API, that API's.
+
+    A finding at an argument whose rows (``api_rows``) are none of them in PyTorch's table cites
+    them: a rule's rows are about PyTorch's APIs (and what it reads of other libraries' values).
+
+    >>> cited_rows(("sdpa.attn_mask.bool",), ())
+    ('sdpa.attn_mask.bool',)
+    >>> cited_rows(("sdpa.attn_mask.bool",), ("sdpa.attn_mask.bool", "sdpa.attn_mask.float"))
+    ('sdpa.attn_mask.bool',)
+    >>> cited_rows(("sdpa.attn_mask.bool",), ("jax.nn.dot_product_attention.mask.bool",))
+    ('jax.nn.dot_product_attention.mask.bool',)
+    """
+    if api_rows and not set(api_rows) & torch_rows():
+        return api_rows
+    return rule_rows

@@ -58,7 +58,7 @@ class Site:
     language: str = "en"
 
     def row(self, row: str) -> str:
-        """A mask-semantics row's address, in the site's language."""
+        """A mask-table row's address, in the site's language."""
         return row_url(row, base_url=self.base_url, version=self.version, language=self.language)
 
     def rule(self, code: str) -> str:
@@ -72,6 +72,11 @@ class Site:
 
 def _headline(rule: Rule, finding: Finding, site: Site) -> str:
     return site._(rule.message).format(subject=finding.subject)
+
+
+def _rows(finding: Finding, rule: Rule) -> tuple[str, ...]:
+    """The rows the finding cites: its own where the check set them, else its rule's."""
+    return finding.rows or rule.rows
 
 
 def _where(finding: Finding) -> str:
@@ -104,7 +109,7 @@ def _record(finding: Finding, site: Site) -> dict[str, object]:
         "expects": finding.expects,
         "fix": site._(rule.fix),
         "fixable": finding.fix_code is not None,
-        "rows": [{"id": row, "url": site.row(row)} for row in rule.rows],
+        "rows": [{"id": row, "url": site.row(row)} for row in _rows(finding, rule)],
         "rule_url": site.rule(rule.code),
     }
 
@@ -147,7 +152,7 @@ def _text(findings: Sequence[Finding], site: Site) -> str:
         lines.extend(f"    {site._('inferred')}: {text}" for text in finding.inferred)
         lines.append(f"    {site._('expects')}: {finding.expects}")
         lines.append(f"    {site._('fix')}: {site._(rule.fix)}")
-        for row in rule.rows:
+        for row in _rows(finding, rule):
             lines.append(f"    {site._('row')}: {site.row(row)}")
         lines.append(f"    {site._('rule')}: {site.rule(rule.code)}")
     if findings:
@@ -183,7 +188,7 @@ def _github(findings: Sequence[Finding], problems: Sequence[Problem], site: Site
                 *finding.inferred,
                 f"{site._('expects')}: {finding.expects}",
                 f"{site._('fix')}: {site._(rule.fix)}",
-                *(f"{site._('row')}: {site.row(row)}" for row in rule.rows),
+                *(f"{site._('row')}: {site.row(row)}" for row in _rows(finding, rule)),
                 f"{site._('rule')}: {site.rule(rule.code)}",
             ]
         )

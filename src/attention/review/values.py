@@ -474,3 +474,6 @@ class Hit:
     """For a value a dtype cannot hold: the widest dtype that cannot (``"float16"``, or
     ``"bfloat16"`` for a constant beyond bfloat16's range too); the finding stands only where
     the code runs in that dtype or a narrower one."""
+    rows: tuple[str, ...] = ()
+    """The rows of the API argument the finding is at, where the pass knows it: a finding at
+    another framework's API cites them instead of its rule's PyTorch rows."""

@@ -92,7 +92,11 @@ RULES: tuple[Rule, ...] = (
         "AM103",
         "hf-attention-mask-read-as-forbidden",
         "warning",
-        ("mha.key_padding_mask.bool", "transformer_encoder_layer.src_key_padding_mask.bool"),
+        (
+            "transformers.attention_mask",
+            "mha.key_padding_mask.bool",
+            "transformer_encoder_layer.src_key_padding_mask.bool",
+        ),
         "A Hugging Face `attention_mask` (1 = real token, 0 = padding) goes where True means "
         "masked out: only the padding is attended to.",
         "`{subject}` looks like a Hugging Face attention_mask (1 = real token), read here as "
@@ -109,7 +113,7 @@ RULES: tuple[Rule, ...] = (
         "AM104",
         "hf-attention-mask-as-bias-over-real-tokens",
         "warning",
-        ("sdpa.attn_mask.float", "mha.attn_mask.float"),
+        ("transformers.attention_mask", "sdpa.attn_mask.float", "mha.attn_mask.float"),
         "A Hugging Face `attention_mask` (1 = real token) is turned into a penalty as it is "
         "(`attention_mask * -10000.0`, a fill where it is True): the penalty lands on the real "
         "tokens and the padding stays readable.",
@@ -268,7 +272,8 @@ def _mask_at_api(ev: Interpreter, event: events.MaskAtApi) -> None:
     if event.mask.additive_when is not None:
         return  # Boolean or additive by a setting the code does not show: its meaning too
     sink = allowed_sink if event.convention == "allowed" else forbidden_sink
-    sink(ev, event.mask, event.node, event.api)
+    with ev.cited(event.rows):
+        sink(ev, event.mask, event.node, event.api)
 
 
 @on(events.PenaltyWhereTrue)

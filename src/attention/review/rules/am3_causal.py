@@ -17,6 +17,7 @@ from attention.review.provenance import (
     CAUSAL,
     KeyCat,
     Mask,
+    Origin,
     Triangle,
 )
 from attention.review.rules import (
@@ -195,6 +196,27 @@ RULES: tuple[Rule, ...] = (
         '    last_key_is_padding[:, -1] = float("-inf")\n'
         "    return mha(x, x, x, attn_mask=last_key_is_padding, need_weights=False)\n",
     ),
+    Rule(
+        "AM307",
+        "sliding-window-one-key-too-many",
+        "warning",
+        ("flash_attn.flash_attn_func.window_size", "transformers.mistral.sliding_window"),
+        "A window size that counts the query's own key (transformers' `sliding_window`: W keys, "
+        "the query's among them) handed unchanged as the left size of a window that does not "
+        "count it (flash-attn's `window_size=(left, right)`: keys i - left to i + right, the "
+        "query's own on top): every query sees one key more than the model was trained with.",
+        "`{subject}` counts the query's own key, and the window it is given to adds it again",
+        "Pass `W - 1` as the left size: `window_size=(W - 1, 0)` with `causal=True` (or "
+        "`(W - 1, W - 1)`), which lets each query see W keys, itself included.",
+        "from flash_attn import flash_attn_func\n\n\n"
+        "def attend(q, k, v, config):\n"
+        "    window = (config.sliding_window, config.sliding_window)\n"
+        "    return flash_attn_func(q, k, v, causal=True, window_size=window)\n",
+        "from flash_attn import flash_attn_func\n\n\n"
+        "def attend(q, k, v, config):\n"
+        "    window = (config.sliding_window - 1, 0)  # W keys, the query's own included\n"
+        "    return flash_attn_func(q, k, v, causal=True, window_size=window)\n",
+    ),
 )
 
 
@@ -368,3 +390,45 @@ def _causal_flag(ev: Interpreter, event: events.CausalFlag) -> None:
             "keys hold a cache (L < S) query i sees keys 0..i only",
             [("keys with a cache prepended on some path", key.origin)],
         )
+
+
+def _counted_with_its_key(left: ast.expr) -> apis.WindowSetting | None:
+    """The setting ``left`` is unchanged, where that setting counts the query's own key.
+
+    ``config.sliding_window`` and ``int(sliding_window)`` are the setting unchanged.
+    """
+    while (
+        isinstance(left, ast.Call)
+        and isinstance(left.func, ast.Name)
+        and left.func.id == "int"
+        and len(left.args) == 1
+    ):
+        left = left.args[0]
+    name = (
+        left.id
+        if isinstance(left, ast.Name)
+        else left.attr
+        if isinstance(left, ast.Attribute)
+        else None
+    )
+    return next((s for s in apis.WINDOW_SETTINGS if name in s.names), None)
+
+
+@on(events.WindowAtApi)
+def _window_at_api(ev: Interpreter, event: events.WindowAtApi) -> None:
+    """AM307: a window size counted with the query's key, given where it is not counted."""
+    setting = _counted_with_its_key(event.left)
+    if setting is None:
+        return
+    ev.hit(
+        "AM307",
+        event.left,
+        f"{event.api} counts the keys before the query, its own key on top, so a left size of "
+        "W lets each query see W + 1 keys",
+        [
+            (
+                "a window of W keys, the query's own among them",
+                Origin(event.left, "a window size that counts the query's own key"),
+            )
+        ],
+    )

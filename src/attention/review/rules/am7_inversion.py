@@ -48,7 +48,7 @@ RULES: tuple[Rule, ...] = (
         "AM702",
         "invert-a-hf-attention-mask",
         "warning",
-        ("mha.key_padding_mask.bool",),
+        ("transformers.attention_mask", "mha.key_padding_mask.bool"),
         "`~attention_mask` on a Hugging Face mask (integers 1 / 0): -2 / -1, True everywhere once "
         "read as Boolean.",
         "`{subject}` inverts what looks like an integer Hugging Face attention_mask",
