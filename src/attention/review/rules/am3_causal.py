@@ -44,13 +44,17 @@ from attention.review.rules._rule import Rule
 READS = (
     "The triangle a mask holds (`tril` / `triu` and their diagonal, position comparisons such"
     " as `i >= j`), the query and key lengths as expressions (a cache prepended to the keys "
-    "makes S = past + L), and `is_causal` against the API row's alignment."
+    "makes S = past + L), `is_causal` against the API row's alignment, and a local window's "
+    "size where it is handed to an API that does not count the query's own key (flash-attn's "
+    "`window_size`), against the setting it is read from when that setting's row says it counts "
+    "it (transformers' `sliding_window`)."
 )
 """What the family's rules read: the facts each finding rests on."""
 
 SILENT = (
     "Lengths the code does not relate to each other; a mask built in another package; a "
-    "decode step it cannot tell from a prefill."
+    "decode step it cannot tell from a prefill; a window size read from a setting no row says "
+    "how it counts."
 )
 """What the family leaves silent: what its rules cannot know, and so do not guess."""
 

@@ -171,7 +171,8 @@ def layout_check(
             "AM602",
             node,
             f"{api}: a padded query's row then has no allowed key, whose result is NaN "
-            "(softmax, MHA with weights) or zeros (SDPA)",
+            "(softmax, MHA with weights) or zeros (SDPA, verified on the CPU; NaN has been "
+            "reported on CUDA)",
             [("padding on both the query and the key axis", mask.query_and_key)],
         )
 
