@@ -17,7 +17,7 @@ def test_every_kind_of_event_is_judged_by_some_rule() -> None:
         for _, kind in inspect.getmembers(events, inspect.isclass)
         if issubclass(kind, events.Event) and kind is not events.Event
     ]
-    assert len(kinds) == 25
+    assert len(kinds) == 26
     assert [kind.__name__ for kind in kinds if not events.subscribers(kind)] == []
 
 

@@ -12,6 +12,8 @@ installed release, and :mod:`attention.semantics.record` keeps what each verifie
 ['forbidden']
 """
 
+from typing import TYPE_CHECKING, Any
+
 from attention.semantics.claims import (
     VOCABULARY,
     Change,
@@ -20,14 +22,29 @@ from attention.semantics.claims import (
     expected_for,
     load_claims,
 )
-from attention.semantics.report import (
-    ReleaseContext,
-    RowResult,
-    exit_status,
-    release_context,
-    run,
-    to_json,
-)
+
+if TYPE_CHECKING:
+    from attention.semantics.report import (
+        ReleaseContext,
+        RowResult,
+        exit_status,
+        release_context,
+        run,
+        to_json,
+    )
+
+_NEED_TORCH = ("ReleaseContext", "RowResult", "exit_status", "release_context", "run", "to_json")
+"""The names that run the probes, and so import torch: imported on first use, so that reading
+the claims (the checker's links do) needs no torch."""
+
+
+def __getattr__(name: str) -> Any:
+    if name in _NEED_TORCH:
+        from attention.semantics import report
+
+        return getattr(report, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "VOCABULARY",
