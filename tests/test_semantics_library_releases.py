@@ -1,4 +1,4 @@
-"""The transformers and onnxruntime records agree with the claims, release by release.
+"""The transformers, onnxruntime and keras records agree with the claims, release by release.
 
 Fast, and in the default run: nothing here installs or runs a framework.  Each record in
 conf/records/libraries/ was written by ``nox -s semantics_releases`` on one release of
@@ -65,7 +65,7 @@ def test_every_listed_release_has_a_record_and_every_record_is_listed() -> None:
 
 def test_three_or_more_releases_of_each_framework_span_the_pinned_one() -> None:
     pinned = paths.pins(paths.ECOSYSTEM_CONSTRAINTS)
-    assert set(RELEASES) == {"transformers", "onnxruntime"}
+    assert set(RELEASES) == {"transformers", "onnxruntime", "keras"}
     for framework, releases in RELEASES.items():
         assert len(releases) >= 3, framework
         assert releases[-1] == pinned[framework], f"the newest {framework} must be the pinned one"
@@ -183,6 +183,8 @@ def test_release_record_refuses_a_framework_without_releases(capsys: Any) -> Non
     from attention.semantics.__main__ import main
 
     assert main(["--release-record", "jax"]) == 2
-    assert "--release-record takes one of transformers, onnxruntime" in capsys.readouterr().err
+    assert (
+        "--release-record takes one of transformers, onnxruntime, keras" in capsys.readouterr().err
+    )
     assert main(["--release-record", "transformers", "--only", "transformers.llama"]) == 2
     assert "drop --only" in capsys.readouterr().err
