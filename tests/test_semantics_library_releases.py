@@ -131,6 +131,26 @@ def test_a_flipped_expectation_on_one_release_is_named() -> None:
     ), problems
 
 
+def test_the_keras_records_ran_on_the_jax_backend_with_the_pinned_jax() -> None:
+    pinned = paths.pins(paths.ECOSYSTEM_CONSTRAINTS)
+    for release in RELEASES["keras"]:
+        record = load_record(paths.library_record("keras", release))
+        assert record["keras_backend"] == "jax", release
+        assert record["versions"]["jax"] == pinned["jax"], release
+
+
+def test_a_keras_row_without_its_change_is_named_on_the_release_after_it() -> None:
+    claim_id = "keras.MultiHeadAttention.fully_masked_row.return_attention_scores"
+    release = RELEASES["keras"][-1]
+    record = load_record(paths.library_record("keras", release))  # zeros from 3.10
+    claims = [
+        Claim(**{**vars(claim), "changes": ()}) if claim.id == claim_id else claim
+        for claim in rows_of("keras")
+    ]
+    problems = disagreements(record, claims, release)  # without its change: uniform
+    assert any(p.startswith(f"{claim_id}: the record observed 'zeros'") for p in problems), problems
+
+
 # --- the data and the command refuse what they cannot state ---------------------------------------
 
 
