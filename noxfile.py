@@ -1051,6 +1051,10 @@ ECOSYSTEM_PACKAGES = (
     # ONNX's reference evaluator, onnxruntime's CPU provider, MLX's CPU build for Linux
     *("onnx", "onnxruntime", "mlx[cpu]"),
 )
+ECOSYSTEM_WITHOUT_DEPS = ("xformers",)
+"""Installed without their requirements: each xFormers wheel requires the one torch it was built
+for, never the pinned CPU build.  Its compiled kernels then do not load, but its bias classes
+(pure Python, what the CPU rows materialise) need only torch and numpy, which are there."""
 ECOSYSTEM_TESTS = (
     "tests/test_semantics_ecosystem.py",
     "tests/test_semantics_ecosystem_live.py",
@@ -1062,7 +1066,8 @@ ECOSYSTEM_TESTS = (
 @nox.session(default=False)
 def semantics_ecosystem(session: nox.Session) -> None:
     """Every cross-framework claim against pinned JAX, Flax, Keras (JAX backend), Transformers,
-    ONNX (reference evaluator and onnxruntime's CPU provider) and MLX (its Linux CPU build).
+    ONNX (reference evaluator and onnxruntime's CPU provider), MLX (its Linux CPU build) and
+    xFormers (its bias classes, materialised on the CPU; installed without its torch requirement).
 
     Installs them with conf/constraints.txt and conf/constraints-ecosystem.txt (torch stays
     pinned), runs every row of conf/semantics-ecosystem.toml -- failing on any mismatch or probe
@@ -1077,6 +1082,7 @@ def semantics_ecosystem(session: nox.Session) -> None:
         *("-e", ".[torch,test]"),
         *ECOSYSTEM_PACKAGES,
     )
+    session.install("--no-deps", "-c", str(ECOSYSTEM_CONSTRAINTS), *ECOSYSTEM_WITHOUT_DEPS)
     env = {"KERAS_BACKEND": "jax"}
     # the record first: the tests then check the fresh record against the claims and probes
     session.run(
@@ -1089,12 +1095,17 @@ def semantics_ecosystem(session: nox.Session) -> None:
     _pytest(session, "semantics-ecosystem", *(session.posargs or ECOSYSTEM_TESTS), env=env)
 
 
-# -- transformers and onnxruntime, release by release (not in the default run: one environment of
-# about 0.5 GB per release, made and dropped in turn; their records are checked by fast tests) ----
+# -- transformers, onnxruntime and keras, release by release (not in the default run: one
+# environment of about 0.5 GB per release, made and dropped in turn; fast tests check records) --
 
 LIBRARY_ENV = ROOT / ".nox" / "releases"
 """Where ``semantics_releases`` makes each release's environment (dropped after)."""
-LIBRARY_COMPANIONS = {"transformers": (), "onnxruntime": ("onnx", "protobuf", "ml_dtypes")}
+LIBRARY_COMPANIONS = {
+    "transformers": (),
+    "onnxruntime": ("onnx", "protobuf", "ml_dtypes"),
+    # the keras rows are about its JAX backend: JAX at the pins the ecosystem record was made with
+    "keras": ("jax", "jaxlib", "ml_dtypes"),
+}
 """What each framework's rows need besides it and torch (at conf/constraints-ecosystem.txt)."""
 
 
@@ -1122,17 +1133,19 @@ def _library_choices(session: nox.Session) -> list[tuple[str, str]]:
 
 @nox.session(default=False, venv_backend="none")
 def semantics_releases(session: nox.Session) -> None:
-    """The transformers and onnxruntime rows on each release of conf/library-releases.toml.
+    """The transformers, onnxruntime and keras rows on each release of conf/library-releases.toml.
 
     ``nox -s semantics_releases -- transformers==4.52.4`` (or ``ATTENTION_TRANSFORMERS=
-    transformers==4.52.4``, ``ATTENTION_ONNXRUNTIME=onnxruntime==1.27.0``) checks one release, a
-    reader's own.  One environment per release, .nox/releases/<framework>-X.Y.Z: torch and numpy
-    at conf/constraints.txt's pins (torch 2.13.0; it never resolves unpinned), onnx at
-    conf/constraints-ecosystem.txt's, the framework at the release given and what it requires
-    resolved for it (an old transformers needs an older huggingface_hub than the pins), the
-    package without its dependencies.  It runs ``python -m attention.semantics --release-record
-    FRAMEWORK``, which writes conf/records/libraries/<framework>-X.Y.Z.json only when every row
-    matches its expectation for that release, then drops the environment (a failed run keeps it).
+    transformers==4.52.4``, ``ATTENTION_ONNXRUNTIME=onnxruntime==1.27.0``, ``ATTENTION_KERAS=
+    keras==3.9.2``) checks one release, a reader's own.  One environment per release,
+    .nox/releases/<framework>-X.Y.Z: torch and numpy at conf/constraints.txt's pins (torch 2.13.0;
+    it never resolves unpinned), onnx (for onnxruntime) and jax and jaxlib (for keras, which runs
+    on its JAX backend) at conf/constraints-ecosystem.txt's, the framework at the release given
+    and what it requires resolved for it (an old transformers needs an older huggingface_hub than
+    the pins), the package without its dependencies.  It runs ``python -m attention.semantics
+    --release-record FRAMEWORK``, which writes conf/records/libraries/<framework>-X.Y.Z.json only
+    when every row matches its expectation for that release, then drops the environment (a failed
+    run keeps it).
     """
     pinned = paths.pins(CONSTRAINTS, ECOSYSTEM_CONSTRAINTS)
     for framework, release in _library_choices(session):
@@ -1147,7 +1160,9 @@ def semantics_releases(session: nox.Session) -> None:
         session.run(*pip, *keep, f"{framework}=={release}", external=True)
         session.run(*pip, "--no-deps", "-e", ".", external=True)
         session.run(
-            str(python), "-m", "attention.semantics", "--release-record", framework, external=True
+            *(str(python), "-m", "attention.semantics", "--release-record", framework),
+            env={"KERAS_BACKEND": "jax"},  # what the keras rows are about; the others ignore it
+            external=True,
         )
         session.log(f"dropping {venv}")
         shutil.rmtree(venv)

@@ -39,6 +39,7 @@ class Behaviour:
     float_mask: str = "error"  # a floating mask: error / boolean (nonzero = keep)
     bias_ignored: bool = False  # the additive bias is dropped
     window_counts_self: bool = False  # window_size=(W, 0) covers W keys, the query's included
+    lengths_ignored: bool = False  # query_seq_lengths / key_value_seq_lengths have no effect
 
 
 FAITHFUL_JAX = Behaviour()
@@ -96,6 +97,12 @@ def _boolean(mask: Any, behaviour: Behaviour) -> np.ndarray:
     return ~array if behaviour.invert_mask else array
 
 
+def _window(length: int, source: int, left: int, right: int) -> np.ndarray:
+    """``[T, S]`` allowed: query i sees keys i - left .. i + right."""
+    rows, columns = np.arange(length)[:, None], np.arange(source)[None, :]
+    return (columns >= rows - left) & (columns <= rows + right)
+
+
 def fake_jax(behaviour: Behaviour = FAITHFUL_JAX) -> dict[str, ModuleType]:
     """``jax`` and ``jax.nn`` with a ``dot_product_attention`` that behaves as ``behaviour``."""
 
@@ -107,6 +114,9 @@ def fake_jax(behaviour: Behaviour = FAITHFUL_JAX) -> dict[str, ModuleType]:
         mask: Any = None,
         *,
         is_causal: bool = False,
+        query_seq_lengths: Any = None,
+        key_value_seq_lengths: Any = None,
+        local_window_size: Any = None,
         **ignored: Any,
     ) -> np.ndarray:
         length, source = np.shape(query)[1], np.shape(key)[1]
@@ -115,7 +125,25 @@ def fake_jax(behaviour: Behaviour = FAITHFUL_JAX) -> dict[str, ModuleType]:
             allowed = allowed & _boolean(mask, behaviour)
         if is_causal:
             allowed = allowed & _causal(length, source, behaviour.causal)
-        return _attend(query, key, value, allowed, bias, behaviour)
+        if local_window_size is not None:
+            left, right = (
+                (local_window_size,) * 2
+                if isinstance(local_window_size, int)
+                else local_window_size
+            )
+            allowed = allowed & _window(
+                length, source, left - int(behaviour.window_counts_self), right
+            )
+        lengths = not behaviour.lengths_ignored
+        if key_value_seq_lengths is not None and lengths:  # keys >= the length are padding
+            allowed = allowed & (np.arange(source) < np.asarray(key_value_seq_lengths)[0])
+        padded = np.zeros(length, dtype=bool)
+        if query_seq_lengths is not None and lengths:  # so are queries >= theirs
+            padded = np.arange(length) >= np.asarray(query_seq_lengths)[0]
+            allowed = allowed & ~padded[:, None]
+        output = _attend(query, key, value, allowed, bias, behaviour)
+        output[:, padded] = 0.0  # the padded queries' outputs are zeroed after the softmax
+        return output
 
     nn = _module("jax.nn", dot_product_attention=dot_product_attention)
     return {"jax": _module("jax", nn=nn), "jax.nn": nn}
@@ -182,26 +210,109 @@ def fake_flash_attn(behaviour: Behaviour = FAITHFUL_FLASH) -> dict[str, ModuleTy
     return {"flash_attn": _module("flash_attn", flash_attn_func=flash_attn_func)}
 
 
-def fake_xformers(*, swapped: bool = False) -> dict[str, ModuleType]:
-    """``xformers.ops`` and its causal bias classes; ``swapped`` exchanges the two alignments."""
+def fake_xformers(
+    *, swapped: bool = False, blocks_ignored: bool = False, windows_shifted: bool = False
+) -> dict[str, ModuleType]:
+    """``xformers.ops`` and its bias classes, each able to ``materialize`` itself.
 
-    class LowerTriangularMask:
-        alignment = "lower_right" if swapped else "upper_left"
+    ``swapped`` exchanges the top-left and bottom-right alignments, ``blocks_ignored`` lets packed
+    sequences see each other, ``windows_shifted`` moves both local-attention conventions by one
+    key (the causal window covers W + 1 keys, ``window_left=W`` W keys).
+    """
+    first, second = ("lower_right", "upper_left") if swapped else ("upper_left", "lower_right")
+    shift = int(windows_shifted)
 
-    class LowerTriangularFromBottomRightMask:
-        alignment = "upper_left" if swapped else "lower_right"
+    def additive(allowed: np.ndarray, dtype: Any, device: Any) -> Tensor:
+        bias = torch.zeros(allowed.shape, dtype=dtype, device=device)
+        return bias.masked_fill(~torch.from_numpy(allowed).to(device), float("-inf"))
+
+    class _Bias:
+        alignment = first
+        window: tuple[int, int] | None = None  # keys i - left .. i + right (bottom-right rows)
+
+        def allowed(self, length: int, source: int) -> np.ndarray:
+            allowed = _causal(length, source, self.alignment)
+            if self.window is not None:
+                offset = source - length  # bottom-right: the last query faces the last key
+                allowed = allowed & _window(length, source, self.window[0] - offset, offset)
+            return allowed
+
+        def materialize(
+            self, shape: tuple[int, ...], dtype: Any = torch.float32, device: Any = "cpu"
+        ) -> Tensor:
+            return additive(self.allowed(shape[-2], shape[-1]), dtype, device)
+
+    class LowerTriangularMask(_Bias):
+        alignment = first
+
+    class LowerTriangularFromBottomRightMask(_Bias):
+        alignment = second
+
+    class LowerTriangularFromBottomRightLocalAttentionMask(_Bias):
+        alignment = second
+
+        def __init__(self, window_size: int) -> None:
+            self.window = (window_size - 1 + shift, 0)
+
+    class LocalAttentionFromBottomRightMask(_Bias):
+        def __init__(self, window_left: int, window_right: int) -> None:
+            self.window_left, self.window_right = window_left - shift, window_right
+
+        def allowed(self, length: int, source: int) -> np.ndarray:
+            offset = source - length
+            return _window(length, source, self.window_left - offset, self.window_right + offset)
+
+    class BlockDiagonalMask(_Bias):
+        causal = False
+
+        def __init__(self, queries: list[int], keys: list[int], window: int | None) -> None:
+            self.queries, self.keys, self.local = queries, keys, window
+
+        @classmethod
+        def from_seqlens(cls, q_seqlen: list[int], kv_seqlen: list[int] | None = None) -> Any:
+            return cls(list(q_seqlen), list(kv_seqlen or q_seqlen), None)
+
+        def make_local_attention(self, window_size: int) -> Any:
+            return type(self)(self.queries, self.keys, window_size - 1 + shift)
+
+        def allowed(self, length: int, source: int) -> np.ndarray:
+            if blocks_ignored:
+                return self.block(length, source)
+            allowed = np.zeros((length, source), dtype=bool)
+            row = column = 0
+            for queries, keys in zip(self.queries, self.keys, strict=True):
+                allowed[row : row + queries, column : column + keys] = self.block(queries, keys)
+                row, column = row + queries, column + keys
+            return allowed
+
+        def block(self, queries: int, keys: int) -> np.ndarray:
+            allowed = np.ones((queries, keys), dtype=bool)
+            if self.causal:
+                allowed &= _causal(queries, keys, first)
+            if self.local is not None:
+                allowed &= _window(queries, keys, self.local, keys)
+            return allowed
+
+    class BlockDiagonalCausalMask(BlockDiagonalMask):
+        causal = True
 
     def memory_efficient_attention(
         query: Tensor, key: Tensor, value: Tensor, attn_bias: Any = None
     ) -> Tensor:
         length, source = query.shape[1], key.shape[1]
-        allowed = torch.from_numpy(_causal(length, source, attn_bias.alignment))
+        allowed = torch.from_numpy(attn_bias.allowed(length, source))
         return _torch_attention(query, key, value, allowed, Behaviour(empty_row="zeros"))
 
     attn_bias = _module(
         "xformers.ops.fmha.attn_bias",
         LowerTriangularMask=LowerTriangularMask,
         LowerTriangularFromBottomRightMask=LowerTriangularFromBottomRightMask,
+        LowerTriangularFromBottomRightLocalAttentionMask=(
+            LowerTriangularFromBottomRightLocalAttentionMask
+        ),
+        LocalAttentionFromBottomRightMask=LocalAttentionFromBottomRightMask,
+        BlockDiagonalMask=BlockDiagonalMask,
+        BlockDiagonalCausalMask=BlockDiagonalCausalMask,
     )
     fmha = _module("xformers.ops.fmha", attn_bias=attn_bias)
     ops = _module("xformers.ops", memory_efficient_attention=memory_efficient_attention, fmha=fmha)
@@ -257,7 +368,10 @@ FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
         installer(fake_jax(Behaviour(invert_mask=True)), fake_flax()),
         {"jax.nn.dot_product_attention.mask.bool"},
         # the inverted empty row lets every key through: uniform either way
-        {"jax.nn.dot_product_attention.fully_masked_row"},
+        {
+            "jax.nn.dot_product_attention.fully_masked_row",
+            "jax.nn.dot_product_attention.seq_lengths.mask.is_causal",
+        },
     ),
     (
         "jax_float_mask_accepted",
@@ -278,9 +392,29 @@ FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
         set(),
     ),
     (
+        "jax_seq_lengths_ignored",
+        installer(fake_jax(Behaviour(lengths_ignored=True)), fake_flax()),
+        {
+            "jax.nn.dot_product_attention.key_value_seq_lengths",
+            "jax.nn.dot_product_attention.query_seq_lengths",
+            "jax.nn.dot_product_attention.seq_lengths.mask.is_causal",
+        },
+        # a key length of 0 ignored leaves every key: uniform either way
+        set(),
+    ),
+    (
+        "jax_window_counts_self",
+        installer(fake_jax(Behaviour(window_counts_self=True)), fake_flax()),
+        {"jax.nn.dot_product_attention.local_window_size"},
+        set(),
+    ),
+    (
         "jax_empty_row_zeros",
         installer(fake_jax(Behaviour(empty_row="zeros")), fake_flax()),
-        {"jax.nn.dot_product_attention.fully_masked_row"},
+        {
+            "jax.nn.dot_product_attention.fully_masked_row",
+            "jax.nn.dot_product_attention.key_value_seq_lengths.zero",
+        },
         set(),
     ),
     (
@@ -335,6 +469,25 @@ FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
         {
             "xformers.LowerTriangularMask.alignment",
             "xformers.LowerTriangularFromBottomRightMask.alignment",
+            "xformers.LowerTriangularMask.materialize.alignment",
+            "xformers.LowerTriangularFromBottomRightMask.materialize.alignment",
+            "xformers.BlockDiagonalCausalMask.alignment",
+        },
+        # the packed blocks are square: their triangles sit the same either way
+        set(),
+    ),
+    (
+        "xformers_blocks_ignored",
+        installer(fake_xformers(blocks_ignored=True), cpu=True),
+        {"xformers.BlockDiagonalMask.packed", "xformers.BlockDiagonalCausalMask.alignment"},
+        set(),
+    ),
+    (
+        "xformers_windows_shifted",
+        installer(fake_xformers(windows_shifted=True), cpu=True),
+        {
+            "xformers.LowerTriangularFromBottomRightLocalAttentionMask.window_size",
+            "xformers.LocalAttentionFromBottomRightMask.window_left",
         },
         set(),
     ),

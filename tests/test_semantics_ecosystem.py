@@ -116,7 +116,7 @@ STANDIN_FRAMEWORKS = ("jax", "flax", "flash_attn", "xformers")
 
 HELPERS = {"jax_weights", "flax_weights", "keras_weights", "tiny_bert", "flash_weights"}
 HELPERS |= {"xformers_weights", "llama_weights", "tiny_llama", "mask_reading"}
-HELPERS |= {"onnx_weights", "mlx_weights"}
+HELPERS |= {"onnx_weights", "mlx_weights", "materialized_weights"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:
@@ -307,7 +307,7 @@ def test_skipped_rows_are_counted_in_the_table(
     out = capsys.readouterr().out
     assert "skip jax.nn.dot_product_attention.mask.bool" in out
     assert "skipped: jax is not installed" in out
-    assert out.splitlines()[-1] == "7 rows: 1 ok, 0 failed, 0 not verified here, 6 skipped"
+    assert out.splitlines()[-1] == "12 rows: 1 ok, 0 failed, 0 not verified here, 11 skipped"
 
 
 def test_skipped_rows_never_make_a_run_pass_or_fail_on_their_own() -> None:

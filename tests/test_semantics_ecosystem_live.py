@@ -202,17 +202,20 @@ KERAS_ROWS = {
     "keras.MultiHeadAttention.fully_masked_row",
 }
 
+JAX_COMBINED = "jax.nn.dot_product_attention.seq_lengths.mask.is_causal"
+"""The row whose mask and triangle both change under the JAX flips."""
+
 LIVE_FLIPS: list[tuple[Callable[[pytest.MonkeyPatch], None], set[str], set[str]]] = [
     (
         jax_mask_inverted,
         {"jax.nn.dot_product_attention.mask.bool"},
         # keras' fused path on JAX runs jax.nn.dot_product_attention
-        {"jax.nn.dot_product_attention.fully_masked_row"} | KERAS_ROWS,
+        {"jax.nn.dot_product_attention.fully_masked_row", JAX_COMBINED} | KERAS_ROWS,
     ),
     (
         jax_causal_lower_right,
         {"jax.nn.dot_product_attention.is_causal.alignment"},
-        KERAS_ROWS,
+        {JAX_COMBINED} | KERAS_ROWS,
     ),
     (
         flax_mask_inverted,

@@ -1,4 +1,4 @@
-"""The transformers and onnxruntime records agree with the claims, release by release.
+"""The transformers, onnxruntime and keras records agree with the claims, release by release.
 
 Fast, and in the default run: nothing here installs or runs a framework.  Each record in
 conf/records/libraries/ was written by ``nox -s semantics_releases`` on one release of
@@ -65,7 +65,7 @@ def test_every_listed_release_has_a_record_and_every_record_is_listed() -> None:
 
 def test_three_or_more_releases_of_each_framework_span_the_pinned_one() -> None:
     pinned = paths.pins(paths.ECOSYSTEM_CONSTRAINTS)
-    assert set(RELEASES) == {"transformers", "onnxruntime"}
+    assert set(RELEASES) == {"transformers", "onnxruntime", "keras"}
     for framework, releases in RELEASES.items():
         assert len(releases) >= 3, framework
         assert releases[-1] == pinned[framework], f"the newest {framework} must be the pinned one"
@@ -131,6 +131,26 @@ def test_a_flipped_expectation_on_one_release_is_named() -> None:
     ), problems
 
 
+def test_the_keras_records_ran_on_the_jax_backend_with_the_pinned_jax() -> None:
+    pinned = paths.pins(paths.ECOSYSTEM_CONSTRAINTS)
+    for release in RELEASES["keras"]:
+        record = load_record(paths.library_record("keras", release))
+        assert record["keras_backend"] == "jax", release
+        assert record["versions"]["jax"] == pinned["jax"], release
+
+
+def test_a_keras_row_without_its_change_is_named_on_the_release_after_it() -> None:
+    claim_id = "keras.MultiHeadAttention.fully_masked_row.return_attention_scores"
+    release = RELEASES["keras"][-1]
+    record = load_record(paths.library_record("keras", release))  # zeros from 3.10
+    claims = [
+        Claim(**{**vars(claim), "changes": ()}) if claim.id == claim_id else claim
+        for claim in rows_of("keras")
+    ]
+    problems = disagreements(record, claims, release)  # without its change: uniform
+    assert any(p.startswith(f"{claim_id}: the record observed 'zeros'") for p in problems), problems
+
+
 # --- the data and the command refuse what they cannot state ---------------------------------------
 
 
@@ -183,6 +203,8 @@ def test_release_record_refuses_a_framework_without_releases(capsys: Any) -> Non
     from attention.semantics.__main__ import main
 
     assert main(["--release-record", "jax"]) == 2
-    assert "--release-record takes one of transformers, onnxruntime" in capsys.readouterr().err
+    assert (
+        "--release-record takes one of transformers, onnxruntime, keras" in capsys.readouterr().err
+    )
     assert main(["--release-record", "transformers", "--only", "transformers.llama"]) == 2
     assert "drop --only" in capsys.readouterr().err

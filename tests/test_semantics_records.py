@@ -45,7 +45,7 @@ def disagreements(record: dict[str, Any], claims: list[Claim], release: str | No
             continue
         if release is not None:
             expected = expected_for(claim, release)
-        elif claim.framework in VERSIONED:  # transformers, onnxruntime: per their own release
+        elif claim.framework in VERSIONED:  # transformers, onnxruntime, keras: per their own
             expected = expected_for(claim, record["versions"][claim.framework])
         else:
             expected = claim.expected

@@ -20,12 +20,12 @@ after it writes there instead.  Outside a checkout, ``--record`` without a path 
 exit status 2 (never a file inside the installed package).  ``--require-torch X.Y.Z`` refuses,
 with exit status 2, to run on any other torch release.
 
-``--release-record FRAMEWORK`` (transformers or onnxruntime, whose rows are stated per release of
-their own) runs that framework's rows alone on its installed release and, when none fails, writes
-``conf/records/libraries/FRAMEWORK-X.Y.Z.json`` in the checkout (``nox -s semantics_releases``
-does it for every release of ``conf/library-releases.toml``); a framework that is not installed,
-another framework, ``--only`` with it, or a folder outside a checkout is refused with exit
-status 2.
+``--release-record FRAMEWORK`` (transformers, onnxruntime or keras, whose rows are stated per
+release of their own) runs that framework's rows alone on its installed release and, when none
+fails, writes ``conf/records/libraries/FRAMEWORK-X.Y.Z.json`` in the checkout (``nox -s
+semantics_releases`` does it for every release of ``conf/library-releases.toml``); a framework
+that is not installed, another framework, ``--only`` with it, or a folder outside a checkout is
+refused with exit status 2.
 
 ``--all`` adds the rows about other frameworks (JAX, Flax, Keras, Transformers, flash-attn,
 xFormers) for whichever of them are installed; the others' rows are reported as skipped, with the
@@ -138,8 +138,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--release-record",
         metavar="FRAMEWORK",
-        help="run only FRAMEWORK's rows (transformers or onnxruntime: rows stated per release of "
-        "their own) and, when none fails, write their record on the installed release: "
+        help="run only FRAMEWORK's rows (transformers, onnxruntime or keras: rows stated per "
+        "release of their own) and, when none fails, write their record on the installed release: "
         "conf/records/libraries/FRAMEWORK-X.Y.Z.json in the checkout the command runs in",
     )
     parser.add_argument(

@@ -88,12 +88,12 @@ VOCABULARY: Mapping[str, str] = {
 DOCS_SAY_EXTRA = ("unspecified",)
 """Values ``docs_say`` may hold besides :data:`VOCABULARY`: the documentation is silent."""
 
-VERSIONED = ("torch", "transformers", "onnxruntime")
+VERSIONED = ("torch", "transformers", "onnxruntime", "keras")
 """The frameworks whose rows are stated per release of that framework (``changes``, ``introduced``).
 
 A torch row's ``since`` is a torch release; a transformers row's a transformers release, an
-onnxruntime row's an onnxruntime release.  Each is verified on the releases
-``conf/torch-releases.toml`` and ``conf/library-releases.toml`` list.
+onnxruntime row's an onnxruntime release, a keras row's a Keras release.  Each is verified on the
+releases ``conf/torch-releases.toml`` and ``conf/library-releases.toml`` list.
 """
 
 REQUIREMENTS = ("cuda",)

@@ -9,7 +9,7 @@ inside ``attention/semantics/`` (see ``pyproject.toml``), so :func:`claims_file`
 The records are written by ``python -m attention.semantics --record`` and ``nox -s
 semantics_matrix``: one per torch release, ``conf/records/torch-<release>.json``, and one for the
 other frameworks, ``conf/records/ecosystem.json``.  The frameworks whose rows are stated per
-release of their own (transformers, onnxruntime) also have one record per release listed in
+release of their own (transformers, onnxruntime, keras) also have one record per release listed in
 ``conf/library-releases.toml``, ``conf/records/libraries/<framework>-<release>.json``, written by
 ``nox -s semantics_releases``.
 
@@ -66,7 +66,7 @@ ECOSYSTEM_RECORD = RECORDS / "ecosystem.json"
 LIBRARY_RECORDS = RECORDS / "libraries"
 """One record per release of transformers and of onnxruntime: ``<framework>-<release>.json``."""
 LIBRARY_RELEASES = CONF / "library-releases.toml"
-"""The transformers and onnxruntime releases that ``nox -s semantics_releases`` verifies."""
+"""The transformers, onnxruntime and keras releases that ``nox -s semantics_releases`` verifies."""
 RELEASES = CONF / "torch-releases.toml"
 """The torch releases ``nox -s semantics_matrix`` verifies the claims on."""
 CONSTRAINTS = CONF / "constraints.txt"

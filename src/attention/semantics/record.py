@@ -188,14 +188,14 @@ def make_release_record(
 ) -> dict[str, Any]:
     """The record of ``framework``'s rows on its installed release (``conf/records/libraries/``).
 
-    ``claims`` are every row of ``framework`` (transformers or onnxruntime: the frameworks whose
-    rows are stated per release); the record names the framework, its release and the versions
+    ``claims`` are every row of ``framework`` (transformers, onnxruntime or keras: the frameworks
+    whose rows are stated per release); the record names the framework, its release and the versions
     the rows ran with, and each row's result, as :func:`make_record` does.
 
     >>> make_release_record("jax", [], [], claims_file="x.toml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: jax rows are not stated per release; only transformers, onnxruntime have ...
+    ValueError: jax rows are not stated per release; only transformers, onnxruntime, keras ...
     """
     versioned = [name for name in VERSIONED if name != "torch"]
     if framework not in versioned:
@@ -212,7 +212,8 @@ def make_release_record(
     release = shown[framework]
     if release is None:
         raise ValueError(f"{framework} is not installed")
-    record.pop("keras_backend")
+    if framework != "keras":  # the backend the keras rows ran on stays in theirs
+        record.pop("keras_backend")
     return {
         "framework": framework,
         "release": paths.release_of(str(release)),

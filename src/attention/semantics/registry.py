@@ -57,17 +57,17 @@ FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
         # kernels and releases hold no probes: listed for the records' digest of the probes
         for name in ("kernels", "releases", "sdpa", "softmax", "mha", "transformer", "bias", "flex")
     ),
-    "jax": (f"{_PACKAGE}.jax_nn",),
+    # windows holds no probe: the reading of a sliding window, shared by four frameworks
+    "jax": (f"{_PACKAGE}.jax_nn", f"{_PACKAGE}.windows"),
     "flax": (f"{_PACKAGE}.flax_linen",),
     "keras": (f"{_PACKAGE}.keras_mha",),
-    # windows holds no probe: the reading of a sliding window that two frameworks share
     "transformers": (
         f"{_PACKAGE}.transformers_bert",
         f"{_PACKAGE}.transformers_llama",
         f"{_PACKAGE}.windows",
     ),
     "flash_attn": (f"{_PACKAGE}.flash_attn_func", f"{_PACKAGE}.windows"),
-    "xformers": (f"{_PACKAGE}.xformers_bias",),
+    "xformers": (f"{_PACKAGE}.xformers_bias", f"{_PACKAGE}.windows"),
     "onnx": (f"{_PACKAGE}.onnx_attention",),
     "onnxruntime": (f"{_PACKAGE}.onnx_attention",),
     "mlx": (f"{_PACKAGE}.mlx_fast",),

@@ -72,7 +72,7 @@ class RowResult:
     """The outcome of one claim's probe on this machine.
 
     ``release`` is the release whose expectation the row was compared with: torch's for a
-    PyTorch row, the installed transformers or onnxruntime release for theirs (their rows are
+    PyTorch row, the installed transformers, onnxruntime or keras release for theirs (their rows are
     stated per release too), None for the other frameworks' rows, which have one expectation.
     """
 

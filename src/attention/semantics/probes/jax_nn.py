@@ -23,6 +23,7 @@ from attention.semantics.observe import (
     boolean_polarity,
     call_outcome,
     causal_alignment,
+    describe,
     empty_row_outcome,
 )
 from attention.semantics.probes.inputs import (
@@ -32,6 +33,7 @@ from attention.semantics.probes.inputs import (
     read_weights,
     weight_inputs,
 )
+from attention.semantics.probes.windows import window_reading
 from attention.semantics.registry import framework_module, probe
 
 __all__ = [
@@ -40,8 +42,13 @@ __all__ = [
     "nn_dot_product_attention_fully_masked_row",
     "nn_dot_product_attention_fully_masked_row_bias",
     "nn_dot_product_attention_is_causal_alignment",
+    "nn_dot_product_attention_key_value_seq_lengths",
+    "nn_dot_product_attention_key_value_seq_lengths_zero",
+    "nn_dot_product_attention_local_window_size",
     "nn_dot_product_attention_mask_bool",
     "nn_dot_product_attention_mask_float",
+    "nn_dot_product_attention_query_seq_lengths",
+    "nn_dot_product_attention_seq_lengths_with_mask_and_is_causal",
 ]
 
 FRAMEWORK = "jax"
@@ -107,3 +114,70 @@ def nn_dot_product_attention_fully_masked_row_bias() -> str:
     """Output of a query whose ``bias`` row is all -inf."""
     bias = torch.zeros(3, 3).masked_fill(~EMPTY_ROW_ALLOWED, float("-inf"))  # [T, S]
     return empty_row_outcome(jax_weights(3, 3, bias=_four_d(bias))[1])
+
+
+def _lengths(length: int) -> Any:
+    """A ``[B=1]`` int32 array of sequence lengths, the form the function checks for."""
+    return torch.tensor([length], dtype=torch.int32).numpy()
+
+
+def _keys_below(length: int, source: int, valid: int) -> Tensor:
+    """``[T, S]`` allowed: every query sees keys ``0 .. valid - 1``."""
+    return (torch.arange(source) < valid).expand(length, source)
+
+
+def _reading_of_lengths(weights: Tensor, allowed: Tensor) -> str:
+    """``"applied"`` when exactly the ``allowed`` keys receive weight, ``"ignored"`` when all do."""
+    receives = weights.detach().cpu() > 0
+    if torch.equal(receives, allowed):
+        return "applied"
+    if bool(receives.all()):
+        return "ignored"
+    return f"unrecognised: weights {describe(weights)}"
+
+
+@probe("jax.nn.dot_product_attention.key_value_seq_lengths", framework=FRAMEWORK)
+def nn_dot_product_attention_key_value_seq_lengths() -> str:
+    """Which keys ``key_value_seq_lengths=[2]`` leaves to T=3 queries among S=4 keys."""
+    weights = jax_weights(3, 4, key_value_seq_lengths=_lengths(2))
+    return _reading_of_lengths(weights, _keys_below(3, 4, 2))
+
+
+@probe("jax.nn.dot_product_attention.key_value_seq_lengths.zero", framework=FRAMEWORK)
+def nn_dot_product_attention_key_value_seq_lengths_zero() -> str:
+    """Output of the queries of a sequence whose key length is 0 (every key masked)."""
+    weights = jax_weights(2, 3, key_value_seq_lengths=_lengths(0))
+    seen = {empty_row_outcome(row) for row in weights}
+    return seen.pop() if len(seen) == 1 else f"differs between queries: {sorted(seen)}"
+
+
+@probe("jax.nn.dot_product_attention.query_seq_lengths", framework=FRAMEWORK)
+def nn_dot_product_attention_query_seq_lengths() -> str:
+    """Output of query 2 when ``query_seq_lengths=[2]`` (T=S=3): a padded query."""
+    weights = jax_weights(3, 3, query_seq_lengths=_lengths(2))
+    real = _reading_of_lengths(weights[:2], torch.ones(2, 3, dtype=torch.bool))
+    if real != "applied":  # the queries below the length keep every key
+        return f"unrecognised: queries 0 and 1 {describe(weights[:2])}"
+    return empty_row_outcome(weights[2])
+
+
+@probe("jax.nn.dot_product_attention.seq_lengths.mask.is_causal", framework=FRAMEWORK)
+def nn_dot_product_attention_seq_lengths_with_mask_and_is_causal() -> str:
+    """``key_value_seq_lengths=[3]``, a Boolean ``mask`` and ``is_causal=True`` together (4 x 4).
+
+    ``"applied"`` when a key receives weight only where all three allow it; each of the three
+    changes the weights on its own (the mask query 1's, the triangle query 0's, the length
+    query 3's).
+    """
+    mask = torch.tensor([True, False, True, True]).expand(4, 4)  # [T, S] allowed
+    weights = jax_weights(
+        4, 4, mask=_four_d(mask), is_causal=True, key_value_seq_lengths=_lengths(3)
+    )
+    causal = torch.ones(4, 4, dtype=torch.bool).tril()
+    return _reading_of_lengths(weights, mask & causal & _keys_below(4, 4, 3))
+
+
+@probe("jax.nn.dot_product_attention.local_window_size", framework=FRAMEWORK)
+def nn_dot_product_attention_local_window_size() -> str:
+    """How many keys ``local_window_size=(2, 0)`` with ``is_causal=True`` lets each of 6 see."""
+    return window_reading(jax_weights(6, 6, is_causal=True, local_window_size=(2, 0)), 2)
