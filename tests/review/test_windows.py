@@ -82,3 +82,46 @@ def test_every_window_setting_rests_on_rows_of_the_tables() -> None:
     for setting in WINDOW_SETTINGS:
         assert setting.claims, setting
         assert set(setting.claims) <= known_rows(), setting
+
+
+OTHER_APIS = {
+    "JAX's local_window_size, a pair": (
+        "import jax\n\n\ndef attend(q, k, v, config):\n"
+        "    return jax.nn.dot_product_attention(\n"
+        "        q, k, v, is_causal=True, local_window_size=(config.sliding_window, 0)\n    )\n",
+        ("jax.nn.dot_product_attention.local_window_size", "transformers.mistral.sliding_window"),
+    ),
+    "JAX's local_window_size, one size for both sides": (
+        "import jax\n\n\ndef attend(q, k, v, config):\n"
+        "    return jax.nn.dot_product_attention(\n"
+        "        q, k, v, is_causal=True, local_window_size=config.sliding_window\n    )\n",
+        ("jax.nn.dot_product_attention.local_window_size", "transformers.mistral.sliding_window"),
+    ),
+    "xFormers' window_left": (
+        "from xformers.ops.fmha.attn_bias import LocalAttentionFromBottomRightMask\n\n\n"
+        "def bias(config):\n"
+        "    return LocalAttentionFromBottomRightMask(window_left=config.sliding_window, window_right=0)\n",
+        (
+            "xformers.LocalAttentionFromBottomRightMask.window_left",
+            "transformers.mistral.sliding_window",
+        ),
+    ),
+}
+
+
+@pytest.mark.parametrize(("source", "rows"), OTHER_APIS.values(), ids=OTHER_APIS.keys())
+def test_every_window_that_adds_the_querys_key_is_read_and_cites_its_own_rows(
+    source: str, rows: tuple[str, ...]
+) -> None:
+    [finding] = check_source(source, "m.py")
+    assert (finding.code, finding.rows) == ("AM307", rows)
+
+
+def test_a_window_that_counts_the_querys_key_takes_the_setting_as_it_is() -> None:
+    """xFormers' other local mask counts the query's key: W keys for a window of W."""
+    source = (
+        "from xformers.ops.fmha.attn_bias import LowerTriangularFromBottomRightLocalAttentionMask\n"
+        "\n\ndef bias(config):\n"
+        "    return LowerTriangularFromBottomRightLocalAttentionMask(config.sliding_window)\n"
+    )
+    assert check_source(source, "m.py") == []

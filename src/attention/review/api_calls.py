@@ -380,10 +380,13 @@ def masks_by_row(ev: Interpreter, c: Call) -> Reading:
     if api is None:
         return NOT_MINE
     for argument in api.arguments:
-        if argument.role != "window":
+        if argument.role not in ("window", "window_left"):
             continue
         for given in _handed(ev, c.node, argument):
-            for left in _first_items(ev, given):
+            lefts = [given] if argument.role == "window_left" else _first_items(ev, given)
+            if not lefts and argument.single_is_both:
+                lefts = [given]  # one size for both sides
+            for left in lefts:
                 label = f"{api.label}({argument.keyword}=…)"
                 emit(ev, WindowAtApi(left, given, label, argument.claims))
     for argument in api.masks:

@@ -46,17 +46,18 @@ __all__ = [
     "TRANSFORMER_ENCODER_LAYER",
     "TRANSFORMER_ENCODER_LAYER_FWD",
     "WINDOW_SETTINGS",
+    "XFORMERS_LOCAL",
     "Api",
     "Argument",
     "MaskMaker",
     "WindowSetting",
 ]
 
-Role = Literal["input", "mask", "padding", "causal", "window", "option"]
+Role = Literal["input", "mask", "padding", "causal", "window", "window_left", "option"]
 """What an argument is: a tensor attended over (``input``), a mask over queries and keys
 (``mask``), a mask over keys per batch item (``padding``), a causal flag, a local window
 ``(left, right)`` counted in keys on each side of the query, its own key not counted
-(``window``), or anything else."""
+(``window``), the left size of such a window alone (``window_left``), or anything else."""
 Boolean = Literal["allowed", "forbidden"]
 """What True means in a Boolean mask: the key may be attended to, or it is masked out."""
 Floating = Literal["additive"]
@@ -89,6 +90,8 @@ class Argument:
     alignment: Alignment | None = None
     claims: tuple[str, ...] = ()
     via: tuple[str, str] | None = None
+    single_is_both: bool = False
+    """For a ``window``: one size given alone stands for ``(size, size)``."""
 
 
 @dataclass(frozen=True)
@@ -518,6 +521,13 @@ JAX_DOT_PRODUCT_ATTENTION = Api(
             alignment="upper_left",
             claims=("jax.nn.dot_product_attention.is_causal.alignment",),
         ),
+        Argument(
+            "local_window_size",
+            None,
+            "window",
+            claims=("jax.nn.dot_product_attention.local_window_size",),
+            single_is_both=True,
+        ),
     ),
     words=("dot_product_attention",),
     claims=("jax.nn.dot_product_attention.fully_masked_row",),
@@ -570,6 +580,25 @@ FLASH_ATTN_VARLEN = Api(
 """flash-attn's other entry points, read by keyword (their positions differ): the same
 ``window_size`` and ``causal`` as ``flash_attn_func``."""
 
+XFORMERS_LOCAL = Api(
+    name="xformers.ops.fmha.attn_bias.LocalAttentionFromBottomRightMask",
+    kind="xformers_local",
+    label="LocalAttentionFromBottomRightMask",
+    arguments=(
+        Argument(
+            "window_left",
+            0,
+            "window_left",
+            claims=("xformers.LocalAttentionFromBottomRightMask.window_left",),
+        ),
+    ),
+    aliases=("xformers.ops.LocalAttentionFromBottomRightMask",),
+    words=("LocalAttentionFromBottomRightMask",),
+)
+"""xFormers' ``LocalAttentionFromBottomRightMask(window_left, window_right)``: query i sees keys
+``i - window_left`` to ``i + window_right``, its own key on top, as flash-attn's window (unlike
+``LowerTriangularFromBottomRightLocalAttentionMask(W)``, which counts it: W keys)."""
+
 APIS = (
     SDPA,
     OWN_SDPA,
@@ -583,6 +612,7 @@ APIS = (
     JAX_DOT_PRODUCT_ATTENTION,
     FLASH_ATTN,
     FLASH_ATTN_VARLEN,
+    XFORMERS_LOCAL,
 )
 """Every row, torch's public APIs first."""
 

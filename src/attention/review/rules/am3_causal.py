@@ -208,7 +208,8 @@ RULES: tuple[Rule, ...] = (
         "A window size that counts the query's own key (transformers' `sliding_window`: W keys, "
         "the query's among them) handed unchanged as the left size of a window that does not "
         "count it (flash-attn's `window_size=(left, right)`: keys i - left to i + right, the "
-        "query's own on top): every query sees one key more than the model was trained with.",
+        "query's own on top; JAX's `local_window_size` and xFormers' `window_left` count the same "
+        "way): every query sees one key more than the model was trained with.",
         "`{subject}` counts the query's own key, and the window it is given to adds it again",
         "Pass `W - 1` as the left size: `window_size=(W - 1, 0)` with `causal=True` (or "
         "`(W - 1, W - 1)`), which lets each query see W keys, itself included.",
@@ -424,6 +425,11 @@ def _window_at_api(ev: Interpreter, event: events.WindowAtApi) -> None:
     setting = _counted_with_its_key(event.left)
     if setting is None:
         return
+    with ev.cited((*event.rows, *setting.claims)):
+        _one_key_too_many(ev, event)
+
+
+def _one_key_too_many(ev: Interpreter, event: events.WindowAtApi) -> None:
     ev.hit(
         "AM307",
         event.left,
