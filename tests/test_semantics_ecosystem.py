@@ -99,6 +99,8 @@ REQUIRED = [
     "transformers.create_causal_mask.eager",
     "transformers.create_causal_mask.sdpa",
     "transformers.create_causal_mask.flex_attention",
+    "transformers.create_bidirectional_mask.eager",
+    "transformers.create_bidirectional_mask.sdpa",
     "transformers.bert.attention_mask.4d.float01.eager",
     "transformers.bert.attention_mask.4d.float01.sdpa",
     "transformers.llama.forward.is_causal.eager",
@@ -126,9 +128,7 @@ FLIPPED_SEPARATELY = frozenset(
     for claim in CLAIMS
     if claim.id not in NO_CPU_FLIP
     and (
-        claim.id.startswith(
-            (*DECODER_PREFIXES, "transformers.bert.", "transformers.create_causal_mask.")
-        )
+        claim.id.startswith((*DECODER_PREFIXES, "transformers.bert.", "transformers.create_"))
         or claim.framework in ("onnx", "onnxruntime", "mlx")
     )
 )
@@ -139,7 +139,7 @@ STANDIN_FRAMEWORKS = ("jax", "flax", "flash_attn", "xformers")
 
 HELPERS = {"jax_weights", "flax_weights", "keras_weights", "tiny_bert", "flash_weights"}
 HELPERS |= {"xformers_weights", "llama_weights", "tiny_llama", "mask_reading"}
-HELPERS |= {"onnx_weights", "mlx_weights", "bert_weights", "create_causal_mask_reading"}
+HELPERS |= {"onnx_weights", "mlx_weights", "bert_weights", "mask_function_reading"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:

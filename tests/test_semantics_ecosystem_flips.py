@@ -58,6 +58,9 @@ FORWARD_IS_CAUSAL = {
 CONFIG_IS_CAUSAL = f"{LLAMA}config.is_causal"
 BERT_4D = {f"transformers.bert.attention_mask.4d.float01.{i}" for i in ("eager", "sdpa")}
 CAUSAL_MASK = {f"transformers.create_causal_mask.{i}" for i in ("eager", "sdpa", "flex_attention")}
+MASK_FUNCTIONS = CAUSAL_MASK | {
+    f"transformers.create_bidirectional_mask.{i}" for i in ("eager", "sdpa")
+}
 
 
 def _zero_rows_to_nan(output: torch.Tensor) -> torch.Tensor:
@@ -273,10 +276,14 @@ def bert_binary_4d_read_as_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(model, "forward", forward)
 
 
-def causal_mask_polarity_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``create_causal_mask`` returns each mask with the other polarity (AM703's mistake)."""
-    real = transformers.masking_utils.create_causal_mask
+def mask_functions_polarity_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mask functions return each mask with the other polarity (AM703's mistake)."""
+    for name in ("create_causal_mask", "create_bidirectional_mask"):
+        real = getattr(transformers.masking_utils, name)
+        monkeypatch.setattr(transformers.masking_utils, name, _inverted(real))
 
+
+def _inverted(real: Callable[..., Any]) -> Callable[..., Any]:
     def inverted(*args: Any, **kwargs: Any) -> Any:
         mask = real(*args, **kwargs)
         if isinstance(mask, torch.Tensor) and mask.dtype == torch.bool:
@@ -288,7 +295,7 @@ def causal_mask_polarity_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
             mask.mask_mod = lambda *index: ~inner(*index)
         return mask
 
-    monkeypatch.setattr(transformers.masking_utils, "create_causal_mask", inverted)
+    return inverted
 
 
 def llama_sdpa_is_causal_forced(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -510,7 +517,13 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
     (llama_is_causal_argument_dropped, FORWARD_IS_CAUSAL, set()),
     (llama_config_is_causal_ignored, {CONFIG_IS_CAUSAL}, set()),
     (bert_binary_4d_read_as_allowed, BERT_4D, set()),
-    (causal_mask_polarity_inverted, CAUSAL_MASK, set()),
+    (
+        mask_functions_polarity_inverted,
+        MASK_FUNCTIONS,
+        # the models reach create_bidirectional_mask through the module: a decoder whose
+        # causality is off (with padding, or from its config) and Gemma 3's image blocks
+        {f"{LLAMA}forward.is_causal.sdpa.padding", CONFIG_IS_CAUSAL, IMAGE_BLOCK, TWO_IMAGES},
+    ),
     (mistral_window_one_key_wider, {WINDOW}, set()),
     (
         onnx_reference_bool_inverted,

@@ -45,9 +45,10 @@ __all__ = [
     "causal_off_sdpa",
     "causal_off_sdpa_padding",
     "config_is_causal",
+    "create_bidirectional_mask_eager",
+    "create_bidirectional_mask_sdpa",
     "create_causal_mask_eager",
     "create_causal_mask_flex",
-    "create_causal_mask_reading",
     "create_causal_mask_sdpa",
     "flash_attention_2_custom_4d",
     "forward_is_causal_eager",
@@ -65,6 +66,7 @@ __all__ = [
     "mask_4d_float01_sdpa",
     "mask_4d_int01_eager",
     "mask_4d_int01_sdpa",
+    "mask_function_reading",
     "mask_reading",
     "packed_position_ids",
     "packed_position_ids_with_2d_mask",
@@ -562,15 +564,20 @@ def config_is_causal() -> str:
     )
 
 
-# -- what transformers.masking_utils.create_causal_mask returns, per implementation -------------
+# -- what transformers.masking_utils' mask functions return, per implementation -----------------
 
 RIGHT_PADDING = torch.tensor([[1, 1, 0]])  # key 2 is padding: no implementation may skip the mask
 CAUSAL_PADDED = torch.tensor([[True, False, False], [True, True, False], [True, True, False]])
 """[L, S]: the keys each query may attend to, causally, with key 2 padding."""
+BIDIRECTIONAL_PADDED = torch.tensor([[True, True, False]] * 3)
+"""[L, S]: the keys each query may attend to, both ways, with key 2 padding."""
+
+MaskFunction = Literal["create_causal_mask", "create_bidirectional_mask"]
+"""The ``transformers.masking_utils`` functions the rows cover."""
 
 
-def _create_causal_mask(implementation: Implementation, dtype: torch.dtype) -> Any:
-    """``create_causal_mask`` for 3 positions and ``RIGHT_PADDING``, its arguments by name.
+def _make_mask(function: MaskFunction, implementation: Implementation, dtype: torch.dtype) -> Any:
+    """``function`` for 3 positions and ``RIGHT_PADDING``, its arguments passed by name.
 
     The argument names changed across releases (``input_embeds`` / ``inputs_embeds``,
     ``past_key_values`` / ``cache``, ``cache_position``), so they are read off its signature.
@@ -591,7 +598,8 @@ def _create_causal_mask(implementation: Implementation, dtype: torch.dtype) -> A
         attn_implementation=implementation,
     )
     config._attn_implementation = implementation
-    names = inspect.signature(masking.create_causal_mask).parameters
+    make = getattr(masking, function)
+    names = inspect.signature(make).parameters
     embeds = "input_embeds" if "input_embeds" in names else "inputs_embeds"
     arguments: dict[str, Any] = {
         embeds: torch.zeros(1, 3, WIDTH, dtype=dtype),  # [B, L, E]: only its dtype and shape count
@@ -604,41 +612,45 @@ def _create_causal_mask(implementation: Implementation, dtype: torch.dtype) -> A
             arguments[cache] = None
     if "position_ids" in names:
         arguments["position_ids"] = torch.arange(3)[None]
-    return masking.create_causal_mask(config=config, **arguments)
+    return make(config=config, **arguments)
 
 
-def create_causal_mask_reading(implementation: Implementation) -> str:
-    """What ``create_causal_mask`` returned for ``implementation``, in the table's words.
+def mask_function_reading(function: MaskFunction, implementation: Implementation) -> str:
+    """What ``function`` returned for ``implementation``, in the table's words.
 
     ``"additive"``: a tensor [B, 1, L, S] of the embeddings' dtype (float32 and bfloat16 both
-    checked), exactly 0 where :data:`CAUSAL_PADDED` allows a key and ``torch.finfo(dtype).min``
-    elsewhere.  ``"allowed"``: a Boolean tensor, or a FlexAttention ``BlockMask`` whose
-    ``mask_mod``, evaluated on every (query, key) pair, is True exactly where a key is allowed.
+    checked), exactly 0 where the function's pattern (:data:`CAUSAL_PADDED`,
+    :data:`BIDIRECTIONAL_PADDED`) allows a key and ``torch.finfo(dtype).min`` elsewhere.
+    ``"allowed"``: a Boolean tensor, or a FlexAttention ``BlockMask`` whose ``mask_mod``,
+    evaluated on every (query, key) pair, is True exactly where a key is allowed.
+    :data:`~attention.semantics.probes.releases.ABSENT` on a release without the function.
     """
     from torch.nn.attention.flex_attention import BlockMask
 
-    if optional_module("transformers.masking_utils") is None:
+    masking = optional_module("transformers.masking_utils")
+    if masking is None or not hasattr(masking, function):
         return ABSENT
+    pattern = CAUSAL_PADDED if function == "create_causal_mask" else BIDIRECTIONAL_PADDED
     readings = set()
     for dtype in (torch.float32, torch.bfloat16):
         try:
-            mask = _create_causal_mask(implementation, dtype)
+            mask = _make_mask(function, implementation, dtype)
         except Exception as error:
             return f"error: {type(error).__name__}: {error}"
         if isinstance(mask, BlockMask):
             queries, keys = torch.arange(3)[:, None], torch.arange(3)[None, :]
             zero = torch.tensor(0)
             allowed = mask.mask_mod(zero, zero, queries, keys)  # [L, S], True = attend
-            ok = allowed.dtype == torch.bool and torch.equal(allowed, CAUSAL_PADDED)
+            ok = allowed.dtype == torch.bool and torch.equal(allowed, pattern)
             readings.add("allowed" if ok else f"unrecognised: BlockMask {describe(allowed)}")
         elif not isinstance(mask, Tensor) or mask.shape != (1, 1, 3, 3):
             return f"unrecognised: {type(mask).__name__} {getattr(mask, 'shape', '')}"
         elif mask.dtype == torch.bool:
-            ok = torch.equal(mask[0, 0], CAUSAL_PADDED)
+            ok = torch.equal(mask[0, 0], pattern)
             readings.add("allowed" if ok else f"unrecognised: Boolean {describe(mask[0, 0])}")
         else:
             fill = torch.tensor(torch.finfo(dtype).min, dtype=dtype)
-            expected = torch.where(CAUSAL_PADDED, torch.tensor(0.0, dtype=dtype), fill)
+            expected = torch.where(pattern, torch.tensor(0.0, dtype=dtype), fill)
             ok = mask.dtype == dtype and torch.equal(mask[0, 0], expected)
             readings.add(
                 "additive" if ok else f"unrecognised: {mask.dtype} {describe(mask[0, 0].float())}"
@@ -649,19 +661,31 @@ def create_causal_mask_reading(implementation: Implementation) -> str:
 @probe("transformers.create_causal_mask.eager", framework=FRAMEWORK)
 def create_causal_mask_eager() -> str:
     """What ``create_causal_mask`` returns for the eager implementation (a padded batch)."""
-    return create_causal_mask_reading("eager")
+    return mask_function_reading("create_causal_mask", "eager")
 
 
 @probe("transformers.create_causal_mask.sdpa", framework=FRAMEWORK)
 def create_causal_mask_sdpa() -> str:
     """What ``create_causal_mask`` returns for the SDPA implementation (a padded batch)."""
-    return create_causal_mask_reading("sdpa")
+    return mask_function_reading("create_causal_mask", "sdpa")
 
 
 @probe("transformers.create_causal_mask.flex_attention", framework=FRAMEWORK)
 def create_causal_mask_flex() -> str:
     """What ``create_causal_mask`` returns for FlexAttention (a padded batch)."""
-    return create_causal_mask_reading("flex_attention")
+    return mask_function_reading("create_causal_mask", "flex_attention")
+
+
+@probe("transformers.create_bidirectional_mask.eager", framework=FRAMEWORK)
+def create_bidirectional_mask_eager() -> str:
+    """What ``create_bidirectional_mask`` returns for the eager implementation (a padded batch)."""
+    return mask_function_reading("create_bidirectional_mask", "eager")
+
+
+@probe("transformers.create_bidirectional_mask.sdpa", framework=FRAMEWORK)
+def create_bidirectional_mask_sdpa() -> str:
+    """What ``create_bidirectional_mask`` returns for the SDPA implementation (a padded batch)."""
+    return mask_function_reading("create_bidirectional_mask", "sdpa")
 
 
 # -- Gemma 3 with two images in one row ---------------------------------------------------------
