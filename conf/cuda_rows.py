@@ -8,7 +8,8 @@ reported as skipped otherwise.  It does three things, in about a minute on one G
 
 1. every row of ``conf/semantics.toml`` and ``conf/semantics-ecosystem.toml`` that has
    ``requires = "cuda"`` (SDPA on CUDA, flash-attn's ``causal``, fully masked row and
-   ``window_size``, xFormers' causal masks), through the same probes as every other row;
+   ``window_size``, xFormers' causal masks, a custom 4-D mask given to transformers'
+   ``flash_attention_2``), through the same probes as every other row;
 2. SDPA with an explicit Boolean ``attn_mask`` on each CUDA kernel forced in turn (math,
    memory-efficient, flash, cuDNN): whether the kernel takes the mask, whether its weights
    follow it, and what a query row with no allowed key gives there (the CPU answer is zeros,

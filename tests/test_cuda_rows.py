@@ -57,6 +57,7 @@ def test_it_covers_every_row_that_needs_cuda() -> None:
     assert {claim.id for claim in cuda_rows.cuda_claims()} == needing
     assert "flash_attn.flash_attn_func.window_size" in needing
     assert "sdpa.attn_mask.bool.cuda" in needing
+    assert "transformers.llama.attention_mask.4d.flash_attention_2" in needing
 
 
 def test_its_mask_measurement_reads_the_cpu_answer() -> None:

@@ -94,6 +94,20 @@ REQUIRED = [
     "transformers.mistral.sliding_window",
     "transformers.llama.self_attn.is_causal.sdpa",
     "transformers.llama.self_attn.is_causal.sdpa.padding",
+    # what create_causal_mask returns per implementation (cited by rule AM703), an encoder's
+    # custom 4-D mask, causality turned off by argument or config, two images in one row
+    "transformers.create_causal_mask.eager",
+    "transformers.create_causal_mask.sdpa",
+    "transformers.create_causal_mask.flex_attention",
+    "transformers.create_bidirectional_mask.eager",
+    "transformers.create_bidirectional_mask.sdpa",
+    "transformers.bert.attention_mask.4d.float01.eager",
+    "transformers.bert.attention_mask.4d.float01.sdpa",
+    "transformers.llama.forward.is_causal.eager",
+    "transformers.llama.forward.is_causal.sdpa",
+    "transformers.llama.forward.is_causal.sdpa.padding",
+    "transformers.llama.config.is_causal",
+    "transformers.gemma3.token_type_ids.two_images",
 ]
 """Rows the cross-framework page must have, each verifiable on a CPU machine."""
 
@@ -101,22 +115,32 @@ CUDA_ONLY = [
     "flash_attn.flash_attn_func.causal.alignment",
     "flash_attn.flash_attn_func.window_size",
     "xformers.LowerTriangularFromBottomRightMask.alignment",
+    "transformers.llama.attention_mask.4d.flash_attention_2",
 ]
 """Rows that need a CUDA device: listed with their source, never shown as verified here."""
 
+NO_CPU_FLIP = frozenset({"transformers.llama.attention_mask.4d.flash_attention_2"})
+"""CUDA rows with no CPU stand-in: transformers' flash-attn path runs only in conf/cuda_rows.py."""
+
+DECODER_PREFIXES = ("transformers.llama.", "transformers.mistral.", "transformers.gemma3.")
 FLIPPED_SEPARATELY = frozenset(
     claim.id
     for claim in CLAIMS
-    if claim.id.startswith(("transformers.llama.", "transformers.mistral.", "transformers.gemma3."))
-    or claim.framework in ("onnx", "onnxruntime", "mlx")
+    if claim.id not in NO_CPU_FLIP
+    and (
+        claim.id.startswith((*DECODER_PREFIXES, "transformers.bert.", "transformers.create_"))
+        or claim.framework in ("onnx", "onnxruntime", "mlx")
+    )
 )
-"""Rows whose live flips are in tests/test_semantics_ecosystem_flips.py (decoders, ONNX, MLX)."""
+"""Rows whose live flips are in tests/test_semantics_ecosystem_flips.py (decoders, BertModel's
+custom 4-D mask, transformers' mask helpers, ONNX, MLX)."""
 
 STANDIN_FRAMEWORKS = ("jax", "flax", "flash_attn", "xformers")
 
 HELPERS = {"jax_weights", "flax_weights", "keras_weights", "tiny_bert", "flash_weights"}
 HELPERS |= {"xformers_weights", "llama_weights", "tiny_llama", "mask_reading"}
-HELPERS |= {"onnx_weights", "mlx_weights", "materialized_weights"}
+HELPERS |= {"onnx_weights", "mlx_weights", "materialized_weights", "bert_weights"}
+HELPERS |= {"mask_function_reading"}
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, dict[str, Any]]:

@@ -26,6 +26,7 @@ import onnx
 import onnxruntime
 import torch
 import torch.nn.functional as F
+import transformers
 import transformers.masking_utils
 from onnx.reference import ReferenceEvaluator
 from transformers.modeling_utils import ALL_ATTENTION_FUNCTIONS
@@ -49,7 +50,17 @@ FOUR_D = [
 LLAMA_ROWS = {claim_id for claim_id in FLIPPED_HERE if claim_id.startswith(LLAMA)}
 WINDOW = "transformers.mistral.sliding_window"
 IMAGE_BLOCK = "transformers.gemma3.token_type_ids.image_block"
-DECODER_ROWS = LLAMA_ROWS | {WINDOW, IMAGE_BLOCK}
+TWO_IMAGES = "transformers.gemma3.token_type_ids.two_images"
+DECODER_ROWS = LLAMA_ROWS | {WINDOW, IMAGE_BLOCK, TWO_IMAGES}
+FORWARD_IS_CAUSAL = {
+    f"{LLAMA}forward.is_causal.{case}" for case in ("eager", "sdpa", "sdpa.padding")
+}
+CONFIG_IS_CAUSAL = f"{LLAMA}config.is_causal"
+BERT_4D = {f"transformers.bert.attention_mask.4d.float01.{i}" for i in ("eager", "sdpa")}
+CAUSAL_MASK = {f"transformers.create_causal_mask.{i}" for i in ("eager", "sdpa", "flex_attention")}
+MASK_FUNCTIONS = CAUSAL_MASK | {
+    f"transformers.create_bidirectional_mask.{i}" for i in ("eager", "sdpa")
+}
 
 
 def _zero_rows_to_nan(output: torch.Tensor) -> torch.Tensor:
@@ -211,6 +222,80 @@ def gemma3_image_blocks_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
         return torch.full_like(token_type_ids, -1, device=device)
 
     monkeypatch.setattr(modeling_gemma3, "get_block_sequence_ids_for_mask", no_blocks)
+
+
+def gemma3_images_one_block(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every image token in one block: the earlier image sees the later one (before PR 38080)."""
+    from transformers.models.gemma3 import modeling_gemma3
+
+    def one_block(token_type_ids: torch.Tensor, device: Any = None) -> torch.Tensor:
+        return torch.where(token_type_ids == 1, 0, -1).to(device=device)
+
+    monkeypatch.setattr(modeling_gemma3, "get_block_sequence_ids_for_mask", one_block)
+
+
+def llama_is_causal_argument_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``model(..., is_causal=False)`` loses the argument before the model sees it."""
+    model = modeling_llama.LlamaModel
+    real = model.forward
+
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        kwargs.pop("is_causal", None)
+        return real(self, *args, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+
+
+def llama_config_is_causal_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A config's ``is_causal=False`` is read as True (a config without the field is left alone)."""
+    model = modeling_llama.LlamaModel
+    real = model.forward
+
+    def forward(self: Any, *args: Any, **kwargs: Any) -> Any:
+        if vars(self.config).get("is_causal") is not False:
+            return real(self, *args, **kwargs)
+        self.config.is_causal = True
+        try:
+            return real(self, *args, **kwargs)
+        finally:
+            self.config.is_causal = False
+
+    monkeypatch.setattr(model, "forward", forward)
+
+
+def bert_binary_4d_read_as_allowed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """BertModel reads a 4-D 0 / 1 float mask as *allowed* (what #46458 asked for)."""
+    model = transformers.BertModel
+    real = model.forward
+
+    def forward(self: Any, *args: Any, attention_mask: Any = None, **kwargs: Any) -> Any:
+        if attention_mask is not None and attention_mask.ndim == 4:
+            attention_mask = _binary_as_allowed(attention_mask)
+        return real(self, *args, attention_mask=attention_mask, **kwargs)
+
+    monkeypatch.setattr(model, "forward", forward)
+
+
+def mask_functions_polarity_inverted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The mask functions return each mask with the other polarity (AM703's mistake)."""
+    for name in ("create_causal_mask", "create_bidirectional_mask"):
+        real = getattr(transformers.masking_utils, name)
+        monkeypatch.setattr(transformers.masking_utils, name, _inverted(real))
+
+
+def _inverted(real: Callable[..., Any]) -> Callable[..., Any]:
+    def inverted(*args: Any, **kwargs: Any) -> Any:
+        mask = real(*args, **kwargs)
+        if isinstance(mask, torch.Tensor) and mask.dtype == torch.bool:
+            return ~mask
+        if isinstance(mask, torch.Tensor):  # additive: 0 where allowed -> 0 where forbidden
+            return torch.where(mask == 0, torch.finfo(mask.dtype).min, 0.0).to(mask.dtype)
+        if mask is not None:  # a BlockMask
+            inner = mask.mask_mod
+            mask.mask_mod = lambda *index: ~inner(*index)
+        return mask
+
+    return inverted
 
 
 def llama_sdpa_is_causal_forced(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -412,15 +497,33 @@ FLIPS: list[tuple[Flip, set[str], set[str]]] = [
         },
         set(),
     ),
-    (llama_sdpa_is_causal_forced, {f"{LLAMA}self_attn.is_causal.sdpa"}, set()),
+    (
+        llama_sdpa_is_causal_forced,
+        {f"{LLAMA}self_attn.is_causal.sdpa"},
+        # the argument and the config field reach SDPA by the same flag
+        {f"{LLAMA}forward.is_causal.sdpa", CONFIG_IS_CAUSAL},
+    ),
     (
         llama_padding_queries_masked,
         {f"{LLAMA}padding.right"},
         # their padding query already has no key, or their padded batch stays causal
         {f"{LLAMA}fully_masked_row.{i}" for i in ("eager", "sdpa", "flex_attention")}
-        | {f"{LLAMA}self_attn.is_causal.sdpa.padding"},
+        | {f"{LLAMA}self_attn.is_causal.sdpa.padding"}
+        # a custom 4-D mask is causal and wins over is_causal=False
+        | {f"{LLAMA}forward.is_causal.sdpa.padding", CONFIG_IS_CAUSAL},
     ),
-    (gemma3_image_blocks_ignored, {IMAGE_BLOCK}, set()),
+    (gemma3_image_blocks_ignored, {IMAGE_BLOCK, TWO_IMAGES}, set()),
+    (gemma3_images_one_block, {TWO_IMAGES}, set()),
+    (llama_is_causal_argument_dropped, FORWARD_IS_CAUSAL, set()),
+    (llama_config_is_causal_ignored, {CONFIG_IS_CAUSAL}, set()),
+    (bert_binary_4d_read_as_allowed, BERT_4D, set()),
+    (
+        mask_functions_polarity_inverted,
+        MASK_FUNCTIONS,
+        # the models reach create_bidirectional_mask through the module: a decoder whose
+        # causality is off (with padding, or from its config) and Gemma 3's image blocks
+        {f"{LLAMA}forward.is_causal.sdpa.padding", CONFIG_IS_CAUSAL, IMAGE_BLOCK, TWO_IMAGES},
+    ),
     (mistral_window_one_key_wider, {WINDOW}, set()),
     (
         onnx_reference_bool_inverted,
@@ -475,8 +578,8 @@ def test_a_flipped_library_fails_exactly_its_rows(
     flip(monkeypatch)
     frameworks = _frameworks(must_fail)
     rows = [c for c in CLAIMS if c.id in FLIPPED_HERE and c.framework in frameworks]
-    if frameworks == {"transformers"}:  # only the decoders' rows: the BertModel row has its own
-        rows = [c for c in rows if c.id in DECODER_ROWS]
+    if frameworks == {"transformers"}:  # the decoders' rows and the flip's own, not BertModel's
+        rows = [c for c in rows if c.id in DECODER_ROWS | must_fail | may_fail]
     results = {r.claim.id: r for r in run(rows)}
     failed = {claim_id for claim_id, r in results.items() if not r.ok}
     for claim_id in must_fail:

@@ -23,9 +23,19 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from attention.semantics.observe import ProbePathError, count_calls, describe, same
+from attention.semantics.probes.releases import ABSENT
+from attention.semantics.probes.transformers_llama import PATTERN, mask_reading
 from attention.semantics.registry import framework_module, probe
 
-__all__ = ["IMPLEMENTATIONS", "Implementation", "attention_mask", "tiny_bert"]
+__all__ = [
+    "IMPLEMENTATIONS",
+    "Implementation",
+    "attention_mask",
+    "bert_weights",
+    "mask_4d_float01_eager",
+    "mask_4d_float01_sdpa",
+    "tiny_bert",
+]
 
 FRAMEWORK = "transformers"
 
@@ -105,11 +115,106 @@ def _reading(implementation: Implementation) -> str:
     return reading
 
 
+def _has_sdpa() -> bool:
+    """Whether this release's BertModel has an SDPA implementation (4.41 on; 4.40 refuses it)."""
+    try:
+        tiny_bert("sdpa")
+    except ValueError as error:
+        if "does not support an attention implementation" in str(error):
+            return False
+        raise
+    return True
+
+
 @probe("transformers.attention_mask", framework=FRAMEWORK)
 def attention_mask() -> str:
-    """What 1 and 0 mean in ``attention_mask``, with the eager and the SDPA implementation."""
-    seen = {implementation: _reading(implementation) for implementation in IMPLEMENTATIONS}
+    """What 1 and 0 mean in ``attention_mask``, with the eager and the SDPA implementation.
+
+    On a release whose BertModel has no SDPA implementation (4.40) the eager one alone is read.
+    """
+    implementations = IMPLEMENTATIONS if _has_sdpa() else ("eager",)
+    seen = {implementation: _reading(implementation) for implementation in implementations}
     values = set(seen.values())
     if len(values) == 1:
         return values.pop()
     return "differs by implementation: " + ", ".join(f"{k}: {v}" for k, v in seen.items())
+
+
+def bert_weights(implementation: Implementation, attention_mask: Tensor) -> Tensor:
+    """The weights ``[L, S]`` (float64) of the one-layer BertModel (one head) on 3 positions.
+
+    Zero query and key projections (every score 0) and the identity as the value projection:
+    the input of the attention's output projection is ``weights @ hidden``, ``hidden`` being the
+    layer's input [S, E], and solving that linear system gives the weights the model applied.
+    """
+    transformers = framework_module("transformers")
+    config = transformers.BertConfig(
+        vocab_size=16,
+        hidden_size=8,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        intermediate_size=16,
+        max_position_embeddings=8,
+        attn_implementation=implementation,
+    )
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        model = transformers.BertModel(config).eval()
+    layer = model.encoder.layer[0].attention
+    with torch.no_grad():
+        for projection in (layer.self.query, layer.self.key):
+            projection.weight.zero_()
+            projection.bias.zero_()
+        layer.self.value.weight.copy_(torch.eye(8))
+        layer.self.value.bias.zero_()
+    seen: dict[str, Tensor] = {}
+
+    def keep(name: str) -> Any:
+        def hook(_module: object, args: tuple[Tensor, ...]) -> None:
+            seen[name] = args[0][0].detach().to(torch.float64)
+
+        return hook
+
+    hooks = [
+        layer.self.value.register_forward_pre_hook(keep("hidden")),  # [S, E]
+        layer.output.dense.register_forward_pre_hook(keep("mixed")),  # [L, E]: weights @ hidden
+    ]
+    try:
+        with torch.no_grad(), count_calls(F, "scaled_dot_product_attention") as sdpa:
+            model(input_ids=TOKENS, attention_mask=attention_mask)
+    finally:
+        for hook in hooks:
+            hook.remove()
+    if (sdpa.calls > 0) != (implementation == "sdpa"):
+        raise ProbePathError(
+            f"attn_implementation={implementation!r}, but F.scaled_dot_product_attention ran "
+            f"{sdpa.calls} time(s)"
+        )
+    # mixed = weights @ hidden, hidden [S, E] of full row rank S: solve hidden^T weights^T = mixed^T
+    solved: Tensor = torch.linalg.lstsq(seen["hidden"].T, seen["mixed"].T).solution.T
+    return solved
+
+
+def _custom_4d_float01(implementation: Implementation) -> str:
+    if implementation == "sdpa" and not _has_sdpa():
+        return ABSENT
+    mask = PATTERN.to(torch.float32)[None, None]  # [B, 1, L, S] of 1 (attend) and 0 (padding)
+    try:
+        weights = bert_weights(implementation, mask)
+    except ProbePathError:
+        raise
+    except Exception:
+        return "error"
+    return mask_reading(weights, PATTERN)
+
+
+@probe("transformers.bert.attention_mask.4d.float01.eager", framework=FRAMEWORK)
+def mask_4d_float01_eager() -> str:
+    """A float 4-D ``attention_mask`` of 1 (attend) and 0 (masked) to BertModel, eager."""
+    return _custom_4d_float01("eager")
+
+
+@probe("transformers.bert.attention_mask.4d.float01.sdpa", framework=FRAMEWORK)
+def mask_4d_float01_sdpa() -> str:
+    """The same float 0 / 1 4-D mask to BertModel, SDPA."""
+    return _custom_4d_float01("sdpa")

@@ -33,7 +33,7 @@ from attention.semantics.observe import (
     describe,
     empty_row_outcome,
 )
-from attention.semantics.probes.releases import ABSENT
+from attention.semantics.probes.releases import ABSENT, optional_module
 from attention.semantics.probes.windows import window_reading
 from attention.semantics.registry import framework_module, probe
 
@@ -44,10 +44,21 @@ __all__ = [
     "causal_off_flex",
     "causal_off_sdpa",
     "causal_off_sdpa_padding",
+    "config_is_causal",
+    "create_bidirectional_mask_eager",
+    "create_bidirectional_mask_sdpa",
+    "create_causal_mask_eager",
+    "create_causal_mask_flex",
+    "create_causal_mask_sdpa",
+    "flash_attention_2_custom_4d",
+    "forward_is_causal_eager",
+    "forward_is_causal_sdpa",
+    "forward_is_causal_sdpa_padding",
     "fully_masked_row_eager",
     "fully_masked_row_flex",
     "fully_masked_row_sdpa",
     "gemma3_image_block",
+    "gemma3_two_images",
     "llama_weights",
     "mask_4d_bool_eager",
     "mask_4d_bool_sdpa",
@@ -55,6 +66,7 @@ __all__ = [
     "mask_4d_float01_sdpa",
     "mask_4d_int01_eager",
     "mask_4d_int01_sdpa",
+    "mask_function_reading",
     "mask_reading",
     "packed_position_ids",
     "packed_position_ids_with_2d_mask",
@@ -76,15 +88,19 @@ PATTERN = torch.tensor([[True, False, True]] * 3)  # [L, S]: key 1 is the odd on
 PACKED = torch.tensor([[0, 1, 2, 0, 1, 2]])  # position_ids of two documents of 3 tokens
 
 
-def tiny_llama(implementation: Implementation, *, sliding_window: int | None = None) -> Any:
+def tiny_llama(
+    implementation: Implementation, *, sliding_window: int | None = None, **fields: Any
+) -> Any:
     """A one-layer LlamaModel reading out its weights: zero scores, identity values.
 
     With ``sliding_window`` it is a MistralModel instead (the same layers, and a config field
-    ``sliding_window``), so every layer attends within that window.
+    ``sliding_window``), so every layer attends within that window.  ``fields`` go to the config
+    as they are (``is_causal=False``).
     """
     transformers = framework_module("transformers")
     mistral = sliding_window is not None
     extra = {"sliding_window": sliding_window} if mistral else {}
+    extra.update(fields)
     config = (transformers.MistralConfig if mistral else transformers.LlamaConfig)(
         vocab_size=16,
         hidden_size=WIDTH,
@@ -490,3 +506,274 @@ def gemma3_image_block() -> str:
     if not hasattr(transformers, "Gemma3Model"):
         return ABSENT
     return _agree({name: _image_block(name) for name in ("eager", "sdpa")})
+
+
+def _causal_off_by(implementation: Implementation, attention_mask: Tensor, how: str) -> str:
+    """``"applied"`` when ``is_causal=False``, given ``how``, lets query 1 see the later key 2.
+
+    ``how`` is ``"forward"`` (a keyword argument of the model's forward call) or ``"config"``
+    (a field of the config the model is built from).  ``"ignored"`` when query 1 still sees
+    only the keys up to itself that the mask allows, ``"error"`` when the call is refused.
+    """
+    model = tiny_llama(implementation, **({"is_causal": False} if how == "config" else {}))
+    extra = {"is_causal": False} if how == "forward" else {}
+    try:
+        weights = llama_weights(
+            implementation, 3, model=model, use_cache=False, attention_mask=attention_mask, **extra
+        )
+    except ProbePathError:
+        raise
+    except TypeError:  # releases whose forward takes no such keyword
+        return "error"
+    row = weights[1]  # query 1: [3]
+    allowed = attention_mask[0].bool()  # the real (not padding) keys
+    if bool(row[2] > 0) and torch.equal(row > 0, allowed):
+        return "applied"
+    if torch.equal(row > 0, allowed & (torch.arange(3) <= 1)):
+        return "ignored"
+    return f"unrecognised: weights {describe(weights)}"
+
+
+@probe("transformers.llama.forward.is_causal.eager", framework=FRAMEWORK)
+def forward_is_causal_eager() -> str:
+    """``model(..., is_causal=False)``, eager, no padding."""
+    return _causal_off_by("eager", NO_PADDING, "forward")
+
+
+@probe("transformers.llama.forward.is_causal.sdpa", framework=FRAMEWORK)
+def forward_is_causal_sdpa() -> str:
+    """``model(..., is_causal=False)``, SDPA, no padding."""
+    return _causal_off_by("sdpa", NO_PADDING, "forward")
+
+
+@probe("transformers.llama.forward.is_causal.sdpa.padding", framework=FRAMEWORK)
+def forward_is_causal_sdpa_padding() -> str:
+    """``model(..., is_causal=False)``, SDPA, a padded batch (mask [0, 1, 1])."""
+    return _causal_off_by("sdpa", LEFT_PADDING, "forward")
+
+
+@probe("transformers.llama.config.is_causal", framework=FRAMEWORK)
+def config_is_causal() -> str:
+    """``LlamaConfig(is_causal=False)``: eager and SDPA, with and without padding, agreeing."""
+    return _agree(
+        {
+            f"{name}, mask {mask[0].tolist()}": _causal_off_by(name, mask, "config")
+            for name in ("eager", "sdpa")
+            for mask in (NO_PADDING, LEFT_PADDING)
+        }
+    )
+
+
+# -- what transformers.masking_utils' mask functions return, per implementation -----------------
+
+RIGHT_PADDING = torch.tensor([[1, 1, 0]])  # key 2 is padding: no implementation may skip the mask
+CAUSAL_PADDED = torch.tensor([[True, False, False], [True, True, False], [True, True, False]])
+"""[L, S]: the keys each query may attend to, causally, with key 2 padding."""
+BIDIRECTIONAL_PADDED = torch.tensor([[True, True, False]] * 3)
+"""[L, S]: the keys each query may attend to, both ways, with key 2 padding."""
+
+MaskFunction = Literal["create_causal_mask", "create_bidirectional_mask"]
+"""The ``transformers.masking_utils`` functions the rows cover."""
+
+
+def _make_mask(function: MaskFunction, implementation: Implementation, dtype: torch.dtype) -> Any:
+    """``function`` for 3 positions and ``RIGHT_PADDING``, its arguments passed by name.
+
+    The argument names changed across releases (``input_embeds`` / ``inputs_embeds``,
+    ``past_key_values`` / ``cache``, ``cache_position``), so they are read off its signature.
+    """
+    import inspect
+
+    transformers = framework_module("transformers")
+    masking = optional_module("transformers.masking_utils")
+    assert masking is not None
+    config = transformers.LlamaConfig(
+        vocab_size=16,
+        hidden_size=WIDTH,
+        intermediate_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=1,
+        num_key_value_heads=1,
+        head_dim=WIDTH,
+        attn_implementation=implementation,
+    )
+    config._attn_implementation = implementation
+    make = getattr(masking, function)
+    names = inspect.signature(make).parameters
+    embeds = "input_embeds" if "input_embeds" in names else "inputs_embeds"
+    arguments: dict[str, Any] = {
+        embeds: torch.zeros(1, 3, WIDTH, dtype=dtype),  # [B, L, E]: only its dtype and shape count
+        "attention_mask": RIGHT_PADDING,
+    }
+    if "cache_position" in names:
+        arguments["cache_position"] = torch.arange(3)
+    for cache in ("past_key_values", "cache"):
+        if cache in names:
+            arguments[cache] = None
+    if "position_ids" in names:
+        arguments["position_ids"] = torch.arange(3)[None]
+    return make(config=config, **arguments)
+
+
+def mask_function_reading(function: MaskFunction, implementation: Implementation) -> str:
+    """What ``function`` returned for ``implementation``, in the table's words.
+
+    ``"additive"``: a tensor [B, 1, L, S] of the embeddings' dtype (float32 and bfloat16 both
+    checked), exactly 0 where the function's pattern (:data:`CAUSAL_PADDED`,
+    :data:`BIDIRECTIONAL_PADDED`) allows a key and ``torch.finfo(dtype).min`` elsewhere.
+    ``"allowed"``: a Boolean tensor, or a FlexAttention ``BlockMask`` whose ``mask_mod``,
+    evaluated on every (query, key) pair, is True exactly where a key is allowed.
+    :data:`~attention.semantics.probes.releases.ABSENT` on a release without the function.
+    """
+    from torch.nn.attention.flex_attention import BlockMask
+
+    masking = optional_module("transformers.masking_utils")
+    if masking is None or not hasattr(masking, function):
+        return ABSENT
+    pattern = CAUSAL_PADDED if function == "create_causal_mask" else BIDIRECTIONAL_PADDED
+    readings = set()
+    for dtype in (torch.float32, torch.bfloat16):
+        try:
+            mask = _make_mask(function, implementation, dtype)
+        except Exception as error:
+            return f"error: {type(error).__name__}: {error}"
+        if isinstance(mask, BlockMask):
+            queries, keys = torch.arange(3)[:, None], torch.arange(3)[None, :]
+            zero = torch.tensor(0)
+            allowed = mask.mask_mod(zero, zero, queries, keys)  # [L, S], True = attend
+            ok = allowed.dtype == torch.bool and torch.equal(allowed, pattern)
+            readings.add("allowed" if ok else f"unrecognised: BlockMask {describe(allowed)}")
+        elif not isinstance(mask, Tensor) or mask.shape != (1, 1, 3, 3):
+            return f"unrecognised: {type(mask).__name__} {getattr(mask, 'shape', '')}"
+        elif mask.dtype == torch.bool:
+            ok = torch.equal(mask[0, 0], pattern)
+            readings.add("allowed" if ok else f"unrecognised: Boolean {describe(mask[0, 0])}")
+        else:
+            fill = torch.tensor(torch.finfo(dtype).min, dtype=dtype)
+            expected = torch.where(pattern, torch.tensor(0.0, dtype=dtype), fill)
+            ok = mask.dtype == dtype and torch.equal(mask[0, 0], expected)
+            readings.add(
+                "additive" if ok else f"unrecognised: {mask.dtype} {describe(mask[0, 0].float())}"
+            )
+    return readings.pop() if len(readings) == 1 else f"differs by dtype: {sorted(readings)}"
+
+
+@probe("transformers.create_causal_mask.eager", framework=FRAMEWORK)
+def create_causal_mask_eager() -> str:
+    """What ``create_causal_mask`` returns for the eager implementation (a padded batch)."""
+    return mask_function_reading("create_causal_mask", "eager")
+
+
+@probe("transformers.create_causal_mask.sdpa", framework=FRAMEWORK)
+def create_causal_mask_sdpa() -> str:
+    """What ``create_causal_mask`` returns for the SDPA implementation (a padded batch)."""
+    return mask_function_reading("create_causal_mask", "sdpa")
+
+
+@probe("transformers.create_causal_mask.flex_attention", framework=FRAMEWORK)
+def create_causal_mask_flex() -> str:
+    """What ``create_causal_mask`` returns for FlexAttention (a padded batch)."""
+    return mask_function_reading("create_causal_mask", "flex_attention")
+
+
+@probe("transformers.create_bidirectional_mask.eager", framework=FRAMEWORK)
+def create_bidirectional_mask_eager() -> str:
+    """What ``create_bidirectional_mask`` returns for the eager implementation (a padded batch)."""
+    return mask_function_reading("create_bidirectional_mask", "eager")
+
+
+@probe("transformers.create_bidirectional_mask.sdpa", framework=FRAMEWORK)
+def create_bidirectional_mask_sdpa() -> str:
+    """What ``create_bidirectional_mask`` returns for the SDPA implementation (a padded batch)."""
+    return mask_function_reading("create_bidirectional_mask", "sdpa")
+
+
+# -- Gemma 3 with two images in one row ---------------------------------------------------------
+
+TWO_IMAGES = torch.tensor([[0, 1, 1, 0, 1, 1, 0]])  # token_type_ids: images at 1-2 and 4-5
+
+
+def _two_images(implementation: Implementation) -> str:
+    """``"applied"`` when each image attends both ways within itself only, text causally.
+
+    ``"ignored"`` when the row is causal throughout; an unrecognised pattern (image tokens of the
+    first image seeing the second, later one) is reported with its weights.
+    """
+    model = tiny_gemma3(implementation)
+    seen: dict[str, Tensor] = {}
+    attention = model.language_model.layers[0].self_attn
+
+    def keep(_module: object, args: tuple[Tensor, ...]) -> None:
+        seen["x"] = args[0].detach().clone()
+
+    hook = attention.o_proj.register_forward_pre_hook(keep)
+    try:
+        with torch.no_grad():
+            model(
+                inputs_embeds=torch.eye(WIDTH)[None, :7],
+                token_type_ids=TWO_IMAGES,
+                use_cache=False,
+            )
+    finally:
+        hook.remove()
+    x = seen["x"][0, :, :7].to(torch.float64)
+    weights = x / x.sum(-1, keepdim=True)  # every position's one-hot is scaled alike
+    causal = torch.ones(7, 7, dtype=torch.bool).tril()
+    blocks = causal.clone()
+    blocks[1, 2] = blocks[4, 5] = True  # each image's first token sees its second
+    for word, allowed in (("applied", blocks), ("ignored", causal)):
+        expected = allowed.to(torch.float64) / allowed.sum(-1, keepdim=True)
+        if _close(weights, expected):
+            return word
+    return f"unrecognised: keys seen {describe((weights > 1e-6).to(torch.float64))}"
+
+
+@probe("transformers.gemma3.token_type_ids.two_images", framework=FRAMEWORK)
+def gemma3_two_images() -> str:
+    """Two images in one row (``token_type_ids`` [0, 1, 1, 0, 1, 1, 0]), eager and SDPA."""
+    transformers = framework_module("transformers")
+    if not hasattr(transformers, "Gemma3Model"):
+        return ABSENT
+    return _agree({name: _two_images(name) for name in ("eager", "sdpa")})
+
+
+# -- flash_attention_2 and a custom 4-D mask (CUDA and flash-attn only) -------------------------
+
+
+@probe("transformers.llama.attention_mask.4d.flash_attention_2", framework=FRAMEWORK)
+def flash_attention_2_custom_4d() -> str:
+    """A 4-D additive mask (0 / ``finfo.min``) with ``attn_implementation="flash_attention_2"``.
+
+    Needs a CUDA device and flash-attn (half precision).  ``"error"`` when the call is refused,
+    ``"additive"`` when the mask is applied, ``"ignored"`` when the weights are causal only.
+    """
+    model = tiny_llama("flash_attention_2").to("cuda", torch.float16)  # type: ignore[arg-type]
+    attention = model.layers[0].self_attn
+    seen: dict[str, Tensor] = {}
+
+    def keep(_module: object, args: tuple[Tensor, ...]) -> None:
+        seen["x"] = args[0].detach().float().cpu()
+
+    fill = torch.finfo(torch.float16).min
+    additive = torch.where(PATTERN, 0.0, fill).to("cuda", torch.float16)[None, None]
+    embeddings = torch.eye(WIDTH, device="cuda", dtype=torch.float16)[None, :3]
+    hook = attention.o_proj.register_forward_pre_hook(keep)
+    try:
+        with torch.no_grad():
+            # the call with a 2-D mask must run: a failure there is the probe's, not a refusal
+            model(inputs_embeds=embeddings, attention_mask=torch.ones(1, 3, device="cuda"))
+            try:
+                model(inputs_embeds=embeddings, attention_mask=additive, use_cache=False)
+            except Exception:
+                return "error"
+    finally:
+        hook.remove()
+    x = seen["x"][0, :, :3].to(torch.float64)
+    weights = x / x.sum(-1, keepdim=True)  # [L, S]; half precision: compared to 1e-2
+    intended = PATTERN.to(torch.float64) / PATTERN.sum(-1, keepdim=True)
+    if torch.allclose(weights, intended, atol=1e-2):
+        return "additive"
+    causal = torch.ones(3, 3, dtype=torch.float64).tril()
+    if torch.allclose(weights, causal / causal.sum(-1, keepdim=True), atol=1e-2):
+        return "ignored"
+    return f"unrecognised: weights {describe(weights)}"
