@@ -86,3 +86,17 @@ def test_through_a_layer_called_with_more_keywords() -> None:
         "        return self.attn(scores, attention_mask=mask, use_cache=False, **kwargs)\n"
     )
     assert codes(body) == [("AM703", 8)]
+
+
+def test_every_mask_maker_rests_on_rows_that_say_both_conventions() -> None:
+    """The rows a maker cites verify what it says: additive under its setting, else Boolean
+    with its polarity (and AM703 cites them)."""
+    from attention.review.apis import MASK_MAKERS
+    from attention.review.rules import by_code
+    from attention.semantics.claims import load_ecosystem_claims
+
+    rows = {claim.id: claim for claim in load_ecosystem_claims()}
+    for maker in MASK_MAKERS:
+        expected = {rows[row].expected for row in maker.claims}
+        assert expected == {"additive", maker.boolean}, maker.claims
+        assert set(maker.claims) <= set(by_code("AM703").rows)

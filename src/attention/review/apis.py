@@ -664,9 +664,17 @@ TRANSFORMERS_MASKS = MaskMaker(
     module="masking_utils",
     boolean="allowed",
     additive_when='attn_implementation="eager"',
+    claims=(
+        "transformers.create_causal_mask.eager",
+        "transformers.create_causal_mask.sdpa",
+        "transformers.create_bidirectional_mask.eager",
+        "transformers.create_bidirectional_mask.sdpa",
+    ),
 )
 """transformers' mask functions: a Boolean mask (True = may attend) for SDPA, a float mask of 0
-and the dtype's minimum for the eager implementation (seen on transformers 5.24.0, CPU)."""
+and the dtype's minimum for the eager implementation (rows ``transformers.create_causal_mask.*``
+and ``transformers.create_bidirectional_mask.*``, verified on every recorded release that has
+them: from 4.53 and from 5.0, on the CPU)."""
 
 MASK_MAKERS = (TRANSFORMERS_MASKS,)
 """Every function whose mask's convention depends on a setting, by row."""

@@ -64,7 +64,12 @@ RULES: tuple[Rule, ...] = (
         "AM703",
         "invert-a-mask-additive-under-another-setting",
         "warning",
-        (),
+        (
+            "transformers.create_causal_mask.eager",
+            "transformers.create_causal_mask.sdpa",
+            "transformers.create_bidirectional_mask.eager",
+            "transformers.create_bidirectional_mask.sdpa",
+        ),
         "transformers' create_causal_mask (and create_bidirectional_mask, the sliding-window and "
         "chunked ones) returns a Boolean mask, True = may attend, for SDPA, but for the eager "
         "implementation a float mask of 0 (may attend) and the dtype's minimum (masked out). "
