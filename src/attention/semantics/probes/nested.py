@@ -59,10 +59,19 @@ def _weights(output: Tensor) -> list[Tensor]:
 
 @probe("sdpa_nested.no_mask")
 def sdpa_nested_no_mask() -> str:
-    """Whether each sequence of a jagged batch attends only to its own keys, without a mask."""
+    """Whether each sequence of a jagged batch attends only to its own keys, without a mask.
+
+    ``"error"`` where the call itself is rejected for want of a CUDA driver (torch 2.2's CUDA
+    build on a machine without one).
+    """
     if (inputs := _jagged_inputs()) is None:
         return ABSENT
-    output = F.scaled_dot_product_attention(*inputs)
+    try:
+        output = F.scaled_dot_product_attention(*inputs)
+    except RuntimeError as error:
+        # torch 2.2's CUDA build asks the CUDA flash-attention check first, even for CPU
+        # tensors, and on a machine without a CUDA driver that check raises
+        return _rejected(("error", error), mentioning=("CUDA driver",))
     weights = _weights(output)
     expected = [torch.full((n, n), 1.0 / n) for n in LENGTHS]  # every own key, equally
     if all(same(seen, want) for seen, want in zip(weights, expected, strict=True)):
