@@ -53,8 +53,13 @@ def _jagged_inputs() -> tuple[Tensor, Tensor, Tensor] | None:
 
 
 def _weights(output: Tensor) -> list[Tensor]:
-    """Each sequence's weight matrix ``[j, j]`` in the output of a call on the probes' inputs."""
-    return [item[0, :, :length] for item, length in zip(output.unbind(), LENGTHS, strict=True)]
+    """Each sequence's weight matrix ``[j, j]`` in the output of a call on the probes' inputs.
+
+    The output ``[B, H, j, D]`` is unbound as ``[B, j, H, D]``: torch 2.3 unbinds a jagged
+    tensor only along the batch of its ragged dimension 1.
+    """
+    items = output.transpose(1, 2).unbind()  # each [j, H, D]
+    return [item[:, 0, :length] for item, length in zip(items, LENGTHS, strict=True)]
 
 
 @probe("sdpa_nested.no_mask")
