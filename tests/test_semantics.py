@@ -27,7 +27,7 @@ from attention.semantics.claims import (
 )
 from attention.semantics.probes import TORCH_MODULES
 from attention.semantics.record import claims_digest, load_record, make_record
-from attention.semantics.registry import probes_for
+from attention.semantics.registry import FRAMEWORK_MODULES, probes_for
 from attention.semantics.report import (
     RowResult,
     exit_status,
@@ -108,6 +108,11 @@ def test_every_required_row_is_claimed_and_cpu_verifiable() -> None:
 def test_claims_and_probes_match_one_to_one() -> None:
     probes = probes_for("torch")
     assert set(probes) == {claim.id for claim in CLAIMS if claim.framework == "torch"}
+
+
+def test_the_records_digest_covers_every_torch_probe_module() -> None:
+    # a probe module left out of FRAMEWORK_MODULES could change without a record going stale
+    assert {module.__name__ for module in TORCH_MODULES} <= set(FRAMEWORK_MODULES["torch"])
 
 
 def test_every_public_probe_is_registered() -> None:
