@@ -1017,7 +1017,8 @@ def semantics_matrix(session: nox.Session) -> None:
         if supported:
             _use_env(
                 session,
-                extras=["test", "plots"],
+                # the torch extra brings torch itself, at the release the pins hold it to
+                extras=["test", "plots", "torch"],
                 torch=f"torch=={torch}",
                 venv=venv,
                 shared=(),

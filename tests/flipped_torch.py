@@ -40,8 +40,14 @@ def _plain_tensor(mask: object) -> bool:
 def _install_sdpa(
     monkeypatch: pytest.MonkeyPatch,
     change: Callable[[Tensor, Tensor, Tensor, dict[str, Any]], Tensor | None],
+    *,
+    nested: bool = False,
 ) -> None:
-    """Replace F.scaled_dot_product_attention; ``change`` may edit the arguments or answer itself."""
+    """Replace F.scaled_dot_product_attention; ``change`` may edit the arguments or answer itself.
+
+    ``change`` sees dense inputs only, or (``nested``) nested inputs only; the others reach the
+    real function untouched, so a flip of the dense behaviour leaves the nested rows alone.
+    """
 
     def sdpa(
         query: Tensor,
@@ -64,6 +70,8 @@ def _install_sdpa(
             # the real function hands a CausalBias to its own dispatch, which calls back into
             # F.scaled_dot_product_attention (this variant) with a plain mask or is_causal=True
             return attention_bias.CausalBias._dispatch(query, key, value, **arguments)
+        if query.is_nested != nested:
+            return REAL_SDPA(query, key, value, **arguments)
         answer = change(query, key, value, arguments)
         if answer is not None:
             return answer
@@ -456,3 +464,82 @@ def flex_block_mask_adjusted(monkeypatch: pytest.MonkeyPatch) -> None:
         return REAL_FLEX_ATTENTION(query, key, value, *args, **kwargs)
 
     monkeypatch.setattr(flex, "flex_attention", flex_attention)
+
+
+def flex_causal_lower_right(monkeypatch: pytest.MonkeyPatch) -> None:
+    """create_block_mask lines up the last query with the last key: q_idx counts from
+    KV_LEN - Q_LEN, so ``q_idx >= kv_idx`` is the lower-right triangle."""
+
+    def create_block_mask(mask_mod: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Any:
+        lengths = [*args[2:4], kwargs.get("Q_LEN"), kwargs.get("KV_LEN")]
+        q_len, kv_len = (length for length in lengths if length is not None)
+
+        def shifted(batch: Tensor, head: Tensor, q_idx: Tensor, kv_idx: Tensor) -> Tensor:
+            return mask_mod(batch, head, q_idx + (kv_len - q_len), kv_idx)
+
+        return REAL_CREATE_BLOCK_MASK(shifted, *args, **kwargs)
+
+    monkeypatch.setattr(flex, "create_block_mask", create_block_mask)
+
+
+def flex_broadcast_first_item_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """flex_attention applies a BlockMask of batch size 1 to batch item 0 only."""
+
+    real: Any = REAL_FLEX_ATTENTION  # called with the caller's own arguments
+
+    def flex_attention(query: Tensor, key: Tensor, value: Tensor, *args: Any, **kwargs: Any) -> Any:
+        block_mask = kwargs.pop("block_mask", None)
+        if block_mask is None or block_mask.shape[0] != 1 or query.size(0) == 1:
+            return real(query, key, value, *args, block_mask=block_mask, **kwargs)
+        first = real(query[:1], key[:1], value[:1], *args, block_mask=block_mask, **kwargs)
+        rest = real(query[1:], key[1:], value[1:], *args, **kwargs)
+        return torch.cat([first, rest])
+
+    monkeypatch.setattr(flex, "flex_attention", flex_attention)
+
+
+def flex_mask_mod_past_lengths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """create_block_mask also calls the mask_mod at the last index of the last 128 block, past
+    Q_LEN and KV_LEN (as torch 2.5 did)."""
+
+    def create_block_mask(mask_mod: Callable[..., Tensor], *args: Any, **kwargs: Any) -> Any:
+        lengths = [*args[2:4], kwargs.get("Q_LEN"), kwargs.get("KV_LEN")]
+        q_len, kv_len = (length for length in lengths if length is not None)
+        last = [torch.tensor(-(-length // 128) * 128 - 1) for length in (q_len, kv_len)]
+        mask_mod(torch.tensor(0), torch.tensor(0), *last)
+        return REAL_CREATE_BLOCK_MASK(mask_mod, *args, **kwargs)
+
+    monkeypatch.setattr(flex, "create_block_mask", create_block_mask)
+
+
+def nested_mask_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA on jagged nested tensors accepts an attn_mask (and drops it)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        arguments["attn_mask"] = None
+
+    _install_sdpa(monkeypatch, change, nested=True)
+
+
+def nested_causal_accepted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA on jagged nested tensors accepts is_causal=True on the CPU (and drops it)."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> None:
+        arguments["is_causal"] = False
+
+    _install_sdpa(monkeypatch, change, nested=True)
+
+
+def nested_padded_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SDPA on jagged nested tensors pads the batch and lets every query see the padding keys."""
+
+    def change(q: Tensor, k: Tensor, v: Tensor, arguments: dict[str, Any]) -> Tensor | None:
+        if arguments["attn_mask"] is not None or arguments["is_causal"]:
+            return None  # the calls the real function rejects stay rejected
+        lengths = [item.size(-2) for item in q.unbind()]  # each item [H, j, D]
+        padded = [t.to_padded_tensor(0.0) for t in (q, k, v)]  # each [B, H, max j, D]
+        dense = REAL_SDPA(padded[0], padded[1], padded[2])  # padding keys take part
+        rows = [dense[b, :, :length].transpose(0, 1) for b, length in enumerate(lengths)]
+        return torch.nested.nested_tensor(rows, layout=torch.jagged).transpose(1, 2)
+
+    _install_sdpa(monkeypatch, change, nested=True)

@@ -27,7 +27,7 @@ from attention.semantics.claims import (
 )
 from attention.semantics.probes import TORCH_MODULES
 from attention.semantics.record import claims_digest, load_record, make_record
-from attention.semantics.registry import probes_for
+from attention.semantics.registry import FRAMEWORK_MODULES, probes_for
 from attention.semantics.report import (
     RowResult,
     exit_status,
@@ -108,6 +108,11 @@ def test_every_required_row_is_claimed_and_cpu_verifiable() -> None:
 def test_claims_and_probes_match_one_to_one() -> None:
     probes = probes_for("torch")
     assert set(probes) == {claim.id for claim in CLAIMS if claim.framework == "torch"}
+
+
+def test_the_records_digest_covers_every_torch_probe_module() -> None:
+    # a probe module left out of FRAMEWORK_MODULES could change without a record going stale
+    assert {module.__name__ for module in TORCH_MODULES} <= set(FRAMEWORK_MODULES["torch"])
 
 
 def test_every_public_probe_is_registered() -> None:
@@ -364,6 +369,13 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
             "mha.fully_masked_row.need_weights_false",
             "mha.is_causal.key_padding_mask.need_weights_false",
             "transformer_encoder_layer.src_key_padding_mask.bool",
+            # the encoder and decoder layers call MHA with need_weights=False
+            "transformer.src_mask.bool",
+            "transformer_decoder_layer.tgt_mask.bool",
+            "transformer_decoder_layer.tgt_mask.float",
+            "transformer_decoder_layer.memory_mask.bool",
+            "transformer_decoder_layer.tgt_key_padding_mask.bool",
+            "transformer_decoder_layer.memory_key_padding_mask.bool",
         },
     ),
     (
@@ -409,6 +421,11 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
             "mha.fully_masked_row.fast_path",
             "transformer_encoder_layer.src_key_padding_mask.bool",
             "transformer_encoder_layer.src_key_padding_mask.bool.fast_path",
+            "transformer.src_mask.bool",
+            "transformer_decoder_layer.tgt_mask.bool",
+            "transformer_decoder_layer.memory_mask.bool",
+            "transformer_decoder_layer.tgt_key_padding_mask.bool",
+            "transformer_decoder_layer.memory_key_padding_mask.bool",
         },
         # these read their Boolean masks in MHA's convention to tell what they are about
         {
@@ -417,7 +434,15 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
             "transformer_encoder.padded_positions.fast_path",
         },
     ),
-    (flip.mha_float_as_bool, {"mha.attn_mask.float", "mha.key_padding_mask.float"}, set()),
+    (
+        flip.mha_float_as_bool,
+        {
+            "mha.attn_mask.float",
+            "mha.key_padding_mask.float",
+            "transformer_decoder_layer.tgt_mask.float",
+        },
+        set(),
+    ),
     (flip.mha_mixed_dtypes_silent, {"mha.mixed_mask_dtypes"}, set()),
     (
         flip.safe_softmax,
@@ -427,10 +452,21 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
     (flip.fast_path_zeros, {"mha.fully_masked_row.fast_path"}, set()),
     (
         flip.mha_is_causal_builds_mask,
-        {"mha.is_causal.without_attn_mask", "mha.is_causal.without_attn_mask.fast_path"},
+        {
+            "mha.is_causal.without_attn_mask",
+            "mha.is_causal.without_attn_mask.fast_path",
+            "transformer_decoder_layer.tgt_is_causal.without_tgt_mask",
+        },
         set(),
     ),
-    (flip.mha_mask_beats_hint, {"mha.attn_mask.with_is_causal.need_weights_false"}, set()),
+    (
+        flip.mha_mask_beats_hint,
+        {
+            "mha.attn_mask.with_is_causal.need_weights_false",
+            "transformer_decoder_layer.tgt_is_causal.with_tgt_mask",
+        },
+        set(),
+    ),
     (flip.mha_hint_with_weights, {"mha.is_causal.need_weights_true"}, set()),
     (
         flip.mha_hint_always_applied,
@@ -453,10 +489,22 @@ FLIPS: list[tuple[flip.Flip, set[str], set[str]]] = [
     (flip.upper_left_is_lower_right, {"bias.causal_upper_left.alignment"}, set()),
     (
         flip.flex_mask_mod_inverted,
-        {"flex_attention.mask_mod", "flex_attention.fully_masked_row"},
+        {
+            "flex_attention.mask_mod",
+            "flex_attention.fully_masked_row",
+            "flex_attention.block_mask.q_len_below_kv_len",
+            "flex_attention.block_mask.broadcast",
+            "flex_attention.mask_mod.partial_block",
+        },
         set(),
     ),
     (flip.flex_block_mask_adjusted, {"flex_attention.block_mask.reuse"}, set()),
+    (flip.flex_causal_lower_right, {"flex_attention.block_mask.q_len_below_kv_len"}, set()),
+    (flip.flex_broadcast_first_item_only, {"flex_attention.block_mask.broadcast"}, set()),
+    (flip.flex_mask_mod_past_lengths, {"flex_attention.mask_mod.partial_block"}, set()),
+    (flip.nested_mask_accepted, {"sdpa_nested.attn_mask"}, set()),
+    (flip.nested_causal_accepted, {"sdpa_nested.is_causal"}, set()),
+    (flip.nested_padded_keys, {"sdpa_nested.no_mask"}, set()),
 ]
 
 

@@ -55,7 +55,10 @@ FRAMEWORK_MODULES: Mapping[str, tuple[str, ...]] = {
     "torch": tuple(
         f"{_PACKAGE}.{name}"
         # kernels and releases hold no probes: listed for the records' digest of the probes
-        for name in ("kernels", "releases", "sdpa", "softmax", "mha", "transformer", "bias", "flex")
+        for name in (
+            *("kernels", "releases", "sdpa", "softmax", "mha", "transformer", "bias", "nested"),
+            "flex",
+        )
     ),
     # windows holds no probe: the reading of a sliding window, shared by four frameworks
     "jax": (f"{_PACKAGE}.jax_nn", f"{_PACKAGE}.windows"),

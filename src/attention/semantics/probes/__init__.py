@@ -2,7 +2,8 @@
 
 One module per API: :mod:`~attention.semantics.probes.sdpa`,
 :mod:`~attention.semantics.probes.mha`, :mod:`~attention.semantics.probes.transformer`,
-:mod:`~attention.semantics.probes.bias`, :mod:`~attention.semantics.probes.flex` and
+:mod:`~attention.semantics.probes.bias`, :mod:`~attention.semantics.probes.nested`,
+:mod:`~attention.semantics.probes.flex` and
 :mod:`~attention.semantics.probes.softmax` for torch; :mod:`~attention.semantics.probes.jax_nn`,
 :mod:`~attention.semantics.probes.flax_linen`, :mod:`~attention.semantics.probes.keras_mha`,
 :mod:`~attention.semantics.probes.transformers_bert`,
@@ -23,9 +24,9 @@ FRAMEWORK_MODULES`), and import none of those frameworks at the top.
 
 from __future__ import annotations
 
-from attention.semantics.probes import bias, flex, mha, sdpa, softmax, transformer
+from attention.semantics.probes import bias, flex, mha, nested, sdpa, softmax, transformer
 
 __all__ = ["TORCH_MODULES"]
 
-TORCH_MODULES = (sdpa, softmax, mha, transformer, bias, flex)
+TORCH_MODULES = (sdpa, softmax, mha, transformer, bias, nested, flex)
 """The modules holding the torch probes, in the order of the claims file."""
