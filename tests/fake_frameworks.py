@@ -40,6 +40,7 @@ class Behaviour:
     bias_ignored: bool = False  # the additive bias is dropped
     window_counts_self: bool = False  # window_size=(W, 0) covers W keys, the query's included
     lengths_ignored: bool = False  # query_seq_lengths / key_value_seq_lengths have no effect
+    window_ignored_without_mask: bool = False  # jax before PR 32357: a window alone was dropped
 
 
 FAITHFUL_JAX = Behaviour()
@@ -125,7 +126,8 @@ def fake_jax(behaviour: Behaviour = FAITHFUL_JAX) -> dict[str, ModuleType]:
             allowed = allowed & _boolean(mask, behaviour)
         if is_causal:
             allowed = allowed & _causal(length, source, behaviour.causal)
-        if local_window_size is not None:
+        alone = mask is None and not is_causal
+        if local_window_size is not None and not (behaviour.window_ignored_without_mask and alone):
             left, right = (
                 (local_window_size,) * 2
                 if isinstance(local_window_size, int)
@@ -406,6 +408,12 @@ FLIPS: list[tuple[str, Installer, set[str], set[str]]] = [
         "jax_window_counts_self",
         installer(fake_jax(Behaviour(window_counts_self=True)), fake_flax()),
         {"jax.nn.dot_product_attention.local_window_size"},
+        set(),
+    ),
+    (
+        "jax_window_ignored_without_mask",
+        installer(fake_jax(Behaviour(window_ignored_without_mask=True)), fake_flax()),
+        {"jax.nn.dot_product_attention.local_window_size.without_mask"},
         set(),
     ),
     (

@@ -45,6 +45,7 @@ __all__ = [
     "nn_dot_product_attention_key_value_seq_lengths",
     "nn_dot_product_attention_key_value_seq_lengths_zero",
     "nn_dot_product_attention_local_window_size",
+    "nn_dot_product_attention_local_window_size_without_mask",
     "nn_dot_product_attention_mask_bool",
     "nn_dot_product_attention_mask_float",
     "nn_dot_product_attention_query_seq_lengths",
@@ -181,3 +182,13 @@ def nn_dot_product_attention_seq_lengths_with_mask_and_is_causal() -> str:
 def nn_dot_product_attention_local_window_size() -> str:
     """How many keys ``local_window_size=(2, 0)`` with ``is_causal=True`` lets each of 6 see."""
     return window_reading(jax_weights(6, 6, is_causal=True, local_window_size=(2, 0)), 2)
+
+
+@probe("jax.nn.dot_product_attention.local_window_size.without_mask", framework=FRAMEWORK)
+def nn_dot_product_attention_local_window_size_without_mask() -> str:
+    """Whether ``local_window_size=(2, 0)`` given alone (no mask, no causal flag) applies."""
+    weights = jax_weights(6, 6, local_window_size=(2, 0))  # [T=6, S=6]
+    if bool((weights > 0).all()):
+        return "ignored"  # every query sees every key: the window was dropped
+    reading = window_reading(weights, 2)
+    return "applied" if reading in ("w_keys", "w_plus_1_keys") else reading
