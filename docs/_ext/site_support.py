@@ -218,8 +218,9 @@ def _add_language_switch(
 # a name (letters, digits, dots, underscores), perhaps called with one bare argument, `f(T)`: no
 # space, hyphen or other mark where a browser would break the line
 _NAME = re.compile(r"[A-Za-z0-9_.]+(?:\([A-Za-z0-9_]*\))?")
-# after a dot or an underscore that follows a letter or digit and precedes a letter or underscore
-_NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z_])")
+# after a dot or an underscore that follows a letter or digit and precedes a letter or underscore,
+# and between the words of a CamelCase name (LowerTriangular|From|BottomRight…)
+_NAME_BREAK = re.compile(r"(?<=[A-Za-z0-9][._])(?=[A-Za-z_])|(?<=[a-z])(?=[A-Z][a-z])")
 _SHORTEST_PIECE = 3  # "d_k" and "F.softmax" keep their short part on the line of its neighbour
 # a kebab-case name (a review rule's, "padding-mask-on-the-query-axis"): it breaks after a hyphen
 _KEBAB = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)+")
@@ -235,6 +236,8 @@ def name_pieces(name: str) -> list[str]:
     (['d_k'], ['2.14'], ['torch 2.13.0'])
     >>> name_pieces("mask-after-softmax"), name_pieces("1e-9")
     (['mask-', 'after-', 'softmax'], ['1e-9'])
+    >>> name_pieces("LocalAttentionFromBottomRightMask(W)")
+    ['Local', 'Attention', 'From', 'Bottom', 'Right', 'Mask(W)']
     """
     if _KEBAB.fullmatch(name):
         split = _KEBAB_BREAK.split(name)

@@ -37,6 +37,7 @@ from playwright.sync_api import Page
 from test_browser import SITE, Browser, _check_clean, browser
 
 from attention.review import watch_rules
+from attention.review.links import row_page
 from attention.review.rules import RULES
 
 __all__ = ["browser"]  # the fixture, shared with test_browser.py
@@ -174,7 +175,7 @@ def _read(browser: Browser, tab: list[Page], url: str, script: str, width: int =
 
 
 def _row_href(row: str, prefix: str) -> str:
-    return f"{prefix}{ROWS_PAGE}#{row}"
+    return f"{prefix}{row_page(row)}#{row}"  # the page whose table shows the row
 
 
 def _lines(demo: str) -> list[str]:

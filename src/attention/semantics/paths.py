@@ -214,7 +214,7 @@ def library_releases(path: Path | None = None) -> dict[str, list[str]]:
     ValueError naming a bad entry.
 
     >>> library_releases()["transformers"][0]
-    '4.46.3'
+    '4.40.2'
     """
     path = path if path is not None else LIBRARY_RELEASES
     data = tomllib.loads(path.read_text(encoding="utf-8"))
