@@ -275,10 +275,12 @@ def _expected_links() -> dict[str, list[tuple[str, str]]]:
 def test_each_table_row_links_to_its_rules(
     browser: Browser, tab: list[Page], language: str
 ) -> None:
-    seen = _read(browser, tab, f"{language}/{ROWS_PAGE}", _READ_ROW_LINKS)
-    assert seen, "no claim rows"
     expected = _expected_links()
-    shown = {row["id"]: [tuple(link) for link in row["links"]] for row in seen}
+    shown = {}
+    for page in sorted({ROWS_PAGE} | {row_page(row) for row in expected}):  # every table's page
+        seen = _read(browser, tab, f"{language}/{page}", _READ_ROW_LINKS)
+        assert seen, f"no claim rows on {page}"
+        shown.update({row["id"]: [tuple(link) for link in row["links"]] for row in seen})
     assert set(expected) <= set(shown), (
         f"rules rest on rows not on the page: {set(expected) - set(shown)}"
     )
