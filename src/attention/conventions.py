@@ -223,7 +223,8 @@ def mha_attn_mask_to_allowed(attn_mask: Tensor, num_heads: int | None = None) ->
                 f"attn_mask has {allowed.shape[0]} entries on its first axis, not a multiple of "
                 f"num_heads={num_heads}"
             )
-        return allowed.reshape(-1, num_heads, *allowed.shape[1:])  # [B, H, L, S]
+        batch = allowed.shape[0] // num_heads  # not -1: an empty mask has no size to infer
+        return allowed.reshape(batch, num_heads, *allowed.shape[1:])  # [B, H, L, S]
     raise AttentionShapeError(
         f"attn_mask must be [L, S] or [B*H, L, S], got shape {shape_str(attn_mask)}"
     )
